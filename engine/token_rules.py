@@ -1,0 +1,96 @@
+"""openai-whisper's logit rules in numpy, for one row per hypothesis.
+
+Suppressed tokens, blank suppression at the first step, and the timestamp rules
+(pairs, monotone, initial timestamp cap), plus a cap at the real audio length so that
+decoding against shorter audio features never emits a timestamp past the audio.
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlx_whisper.tokenizer import Tokenizer
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    m = x.max(axis=-1, keepdims=True)
+    shifted = x - np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    m = x.max(axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return (m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))).squeeze(axis)
+
+
+class TokenRules:
+    """Masks logits for a batch of hypotheses that share sample_begin."""
+
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        n_vocab: int,
+        sample_begin: int,
+        *,
+        with_timestamps: bool = True,
+        max_initial_timestamp_index: int | None = 50,
+        max_timestamp_index: int | None = None,
+        suppress_blank: bool = True,
+    ):
+        self.tokenizer = tokenizer
+        self.sample_begin = sample_begin
+        self.with_timestamps = with_timestamps
+        self.ts_begin = tokenizer.timestamp_begin
+        self.eot = tokenizer.eot
+        self.max_initial = max_initial_timestamp_index
+        self.max_ts = max_timestamp_index
+        suppress = set(tokenizer.non_speech_tokens)
+        suppress.update([tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm])
+        if tokenizer.no_speech is not None:
+            suppress.add(tokenizer.no_speech)
+        if not with_timestamps:
+            suppress.update(range(self.ts_begin, n_vocab))
+        elif tokenizer.no_timestamps is not None:
+            suppress.add(tokenizer.no_timestamps)
+        self.base_mask = np.zeros(n_vocab, np.float32)
+        self.base_mask[sorted(t for t in suppress if t < n_vocab)] = -np.inf
+        if with_timestamps and max_timestamp_index is not None:
+            self.base_mask[self.ts_begin + max_timestamp_index + 1 :] = -np.inf
+        self.blank_mask = np.zeros(n_vocab, np.float32)
+        if suppress_blank:
+            self.blank_mask[tokenizer.encode(" ") + [tokenizer.eot]] = -np.inf
+
+    def logprobs(self, logits: np.ndarray, sequences: list[list[int]]) -> np.ndarray:
+        """Masked log-probabilities, shape (len(sequences), n_vocab)."""
+        logits = logits.astype(np.float32) + self.base_mask
+        at_begin = len(sequences[0]) == self.sample_begin
+        if at_begin:
+            logits += self.blank_mask
+        if self.with_timestamps:
+            self._timestamp_rules(logits, sequences, at_begin)
+        return log_softmax(logits)
+
+    def _timestamp_rules(self, logits: np.ndarray, sequences: list[list[int]], at_begin: bool) -> None:
+        ts = self.ts_begin
+        for k, full in enumerate(sequences):
+            seq = full[self.sample_begin :]
+            last_ts = len(seq) >= 1 and seq[-1] >= ts
+            penult_ts = len(seq) < 2 or seq[-2] >= ts
+            if last_ts:
+                if penult_ts:
+                    logits[k, ts:] = -np.inf
+                else:
+                    logits[k, : self.eot] = -np.inf
+            stamps = [v for v in seq if v > ts]
+            if stamps:
+                floor = stamps[-1] if (last_ts and not penult_ts) else stamps[-1] + 1
+                logits[k, ts:floor] = -np.inf
+        if at_begin:
+            logits[:, :ts] = -np.inf
+            if self.max_initial is not None:
+                logits[:, ts + self.max_initial + 1 :] = -np.inf
+        lp = log_softmax(logits)
+        ts_mass = logsumexp(lp[:, ts:], axis=-1)
+        text_max = lp[:, :ts].max(axis=-1)
+        logits[ts_mass > text_max, :ts] = -np.inf
