@@ -22,3 +22,6 @@ def isolated_dirs(tmp_path, monkeypatch):
         path = tmp_path / name.lower()
         monkeypatch.setenv(f"WHISPERFLOW_{name}_DIR", str(path))
     return tmp_path
+
+
+pytest_plugins = ["pulse_mic"]  # the virtual_mic fixture (private PulseAudio server)

@@ -1,0 +1,105 @@
+"""One round's decoder state on MLX: cross-attention keys/values computed once and shared by every
+hypothesis, and a self-attention cache with one row per live hypothesis.
+
+Same weights and math as mlx_whisper's TextDecoder, with less work per step: the audio's keys and
+values are projected and laid out in heads once per round (mlx_whisper re-scales and re-lays them
+out at every step), all hypotheses' queries go through cross-attention as one batch-1 call (they
+share the audio), and attention uses MLX's fused scaled_dot_product_attention.
+"""
+from __future__ import annotations
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx_whisper.whisper import MultiHeadAttention, ResidualAttentionBlock, Whisper
+
+
+def _heads(x: mx.array, n_head: int) -> mx.array:
+    """(B, T, D) -> (B, H, T, D/H)."""
+    b, t, d = x.shape
+    return x.reshape(b, t, n_head, d // n_head).transpose(0, 2, 1, 3)
+
+
+def _merge(x: mx.array) -> mx.array:
+    """(B, H, T, Dh) -> (B, T, H*Dh)."""
+    b, h, t, dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * dh)
+
+
+class DecoderSession:
+    """Decodes against one buffer's encoder features; hypotheses are the rows of the self-attention cache."""
+
+    def __init__(self, model: Whisper, features: mx.array):
+        if features.shape[0] != 1:
+            raise ValueError("a decoder session decodes one audio buffer (features batch must be 1)")
+        self.decoder = model.decoder
+        self.n_head = model.dims.n_text_head
+        self.scale = (model.dims.n_text_state // self.n_head) ** -0.5
+        self.cross = [self._project_audio(block.cross_attn, features) for block in self.decoder.blocks]
+        mx.eval(self.cross)
+        self.cache: list[tuple[mx.array, mx.array]] = []
+
+    def _project_audio(self, attn: MultiHeadAttention, features: mx.array) -> tuple[mx.array, mx.array]:
+        return _heads(attn.key(features), self.n_head), _heads(attn.value(features), self.n_head)
+
+    @property
+    def length(self) -> int:
+        """Tokens held in the self-attention cache."""
+        return self.cache[0][0].shape[2] if self.cache else 0
+
+    @property
+    def batch(self) -> int:
+        """Live hypotheses (rows of the cache); 1 before the first forward."""
+        return self.cache[0][0].shape[0] if self.cache else 1
+
+    def forward(self, tokens: mx.array) -> mx.array:
+        """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), lazily."""
+        n = tokens.shape[1]
+        offset = self.length
+        dec = self.decoder
+        x = dec.token_embedding(tokens) + dec.positional_embedding[offset : offset + n]
+        mask = None if n == 1 else dec._mask[:n, : offset + n] if offset == 0 else _causal(n, offset, x.dtype)
+        new_cache = []
+        for e, block in enumerate(dec.blocks):
+            x, kv = self._block(block, x, mask, self.cache[e] if self.cache else None, self.cross[e])
+            new_cache.append(kv)
+        self.cache = new_cache
+        return dec.token_embedding.as_linear(dec.ln(x))
+
+    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross) -> tuple[mx.array, tuple]:
+        attn = block.attn
+        h = block.attn_ln(x)
+        q = _heads(attn.query(h), self.n_head)
+        k = _heads(attn.key(h), self.n_head)
+        v = _heads(attn.value(h), self.n_head)
+        if cache is not None:
+            k = mx.concatenate([cache[0], k], axis=2)
+            v = mx.concatenate([cache[1], v], axis=2)
+        y = mx.fast.scaled_dot_product_attention(q, k, v, scale=self.scale, mask=mask)
+        x = x + attn.out(_merge(y))
+
+        b, n, d = x.shape
+        cq = _heads(block.cross_attn.query(block.cross_attn_ln(x)).reshape(1, b * n, d), self.n_head)
+        y = mx.fast.scaled_dot_product_attention(cq, cross[0], cross[1], scale=self.scale)
+        x = x + block.cross_attn.out(_merge(y).reshape(b, n, d))
+
+        x = x + block.mlp2(nn.gelu(block.mlp1(block.mlp_ln(x))))
+        return x, (k, v)
+
+    def reorder(self, sources: list[int]) -> None:
+        """Make row j of the self-attention cache a copy of row sources[j] (the beam's parent)."""
+        if sources == list(range(self.batch)):
+            return
+        index = mx.array(sources)
+        self.cache = [(mx.take(k, index, axis=0), mx.take(v, index, axis=0)) for k, v in self.cache]
+
+    def truncate(self, length: int) -> None:
+        """Forget cached positions from `length` on (tokens that were forwarded but rejected)."""
+        self.cache = [(k[:, :, :length], v[:, :, :length]) for k, v in self.cache]
+
+
+def _causal(n: int, offset: int, dtype: mx.Dtype) -> mx.array:
+    """Additive mask for n new queries after `offset` cached positions."""
+    rows = mx.arange(n)[:, None] + offset
+    cols = mx.arange(offset + n)[None, :]
+    return mx.where(cols <= rows, 0.0, -mx.inf).astype(dtype)
+

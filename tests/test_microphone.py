@@ -1,0 +1,142 @@
+"""MicrophoneSource and device listing against a real (virtual) PulseAudio microphone: no mocks.
+
+Speech is played with paplay into a null sink; its monitor feeds a remapped source that PortAudio
+records through the ALSA pulse plugin, exactly as it would record a USB microphone.
+"""
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+from pulse_mic import VirtualMic, aligned_correlation
+
+from engine.audio_io import SAMPLE_RATE, load_audio
+from engine.devices import (PULSE_PREFIX, list_input_devices, parse_pactl_short_sources, pulse_sources,
+                            system_audio_sources)
+from engine.errors import DeviceError
+from engine.sources import MicrophoneSource
+
+CLIP = Path(__file__).parent / "data" / "LJ001-0008.wav"  # 1.78 s, "has never been surpassed."
+
+
+def record(sources: list[MicrophoneSource], seconds: float) -> list[np.ndarray]:
+    """Read every source for `seconds` of wall time."""
+    got: list[list[np.ndarray]] = [[] for _ in sources]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for parts, src in zip(got, sources):
+            parts.append(src.read(timeout=0.02))
+    return [np.concatenate(parts) for parts in got]
+
+
+def rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0
+
+
+def test_unknown_device_is_a_clear_error():
+    for device in ("no such microphone", 4242, "pulse:no_such_source"):
+        with pytest.raises(DeviceError, match="not found"):
+            MicrophoneSource(device).start()
+
+
+def test_unknown_device_lists_what_exists(virtual_mic: VirtualMic):
+    with pytest.raises(DeviceError, match="not found") as err:
+        MicrophoneSource("USB headset that is not here").start()
+    assert "pulse" in str(err.value) and f"{PULSE_PREFIX}{virtual_mic.sink}.monitor" in str(err.value)
+
+
+def test_devices_are_listed(virtual_mic: VirtualMic):
+    mics = list_input_devices()
+    assert any(d.name == "pulse" and d.kind == "microphone" and d.channels >= 1 for d in mics)
+    assert sum(d.is_default for d in mics) == 1
+    system = system_audio_sources()
+    assert [d.id for d in system] == [f"{PULSE_PREFIX}{virtual_mic.sink}.monitor"]
+    assert system[0].kind == "system" and system[0].name == "Monitor of WhisperFlowTestSink"
+    everything = pulse_sources()
+    mic = next(d for d in everything if d.id == f"{PULSE_PREFIX}{virtual_mic.mic}")
+    assert mic.kind == "microphone" and mic.is_default and mic.default_samplerate == 44100
+    # the fallback parser for pactl without JSON output sees the same sources
+    short = parse_pactl_short_sources(virtual_mic.pactl("list", "short", "sources"), virtual_mic.mic)
+    assert [(d.id, d.kind, d.is_default) for d in short] == [(d.id, d.kind, d.is_default) for d in everything]
+
+
+def test_records_speech_from_the_virtual_mic_and_the_system_monitor(virtual_mic: VirtualMic):
+    """Three inputs at once: the default mic, the sink's monitor (system audio) and a silent sink's monitor."""
+    virtual_mic.load_module("module-null-sink", "sink_name=wf_silent_sink")
+    reference = load_audio(CLIP)
+    mic = MicrophoneSource(virtual_mic.device)
+    monitor = MicrophoneSource(f"{PULSE_PREFIX}{virtual_mic.sink}.monitor")
+    silent = MicrophoneSource(f"{PULSE_PREFIX}wf_silent_sink.monitor")
+    with mic, monitor, silent:
+        record([mic, monitor, silent], 0.3)  # let the streams settle before playing
+        player = virtual_mic.play(CLIP)
+        captured = record([mic, monitor, silent], len(reference) / SAMPLE_RATE + 1.2)
+        assert player.wait(timeout=5) == 0, player.stderr.read()
+    for name, audio in zip(("mic", "monitor"), captured[:2]):
+        assert audio.dtype == np.float32 and audio.ndim == 1
+        corr, lag = aligned_correlation(reference, audio)
+        assert corr > 0.95, f"{name}: correlation {corr:.3f}"
+        assert lag + len(reference) <= len(audio)  # the whole clip was captured
+        gain = rms(audio[lag:lag + len(reference)]) / rms(reference)
+        assert gain == pytest.approx(1.0, abs=0.1), f"{name}: level {gain:.2f}"
+    assert rms(captured[2]) < 1e-4 and len(captured[2]) > 0.5 * SAMPLE_RATE
+    assert monitor.name == "Monitor of WhisperFlowTestSink"
+
+
+def test_unloading_the_device_mid_stream_raises_and_keeps_what_was_read(virtual_mic: VirtualMic, tmp_path):
+    long_clip = tmp_path / "long.wav"
+    speech = load_audio(CLIP)
+    sf.write(long_clip, np.tile(speech, 4), SAMPLE_RATE)
+    kept: list[np.ndarray] = []
+    with MicrophoneSource(virtual_mic.device) as mic:
+        virtual_mic.play(long_clip)
+        end = time.monotonic() + 2.5
+        while time.monotonic() < end:
+            kept.append(mic.read(timeout=0.05))
+        virtual_mic.pactl("unload-module", str(virtual_mic.module_index("module-null-sink", virtual_mic.sink)))
+        t = time.monotonic()
+        with pytest.raises(DeviceError, match="stopped working"):
+            while time.monotonic() - t < 5:
+                kept.append(mic.read(timeout=0.05))
+        assert time.monotonic() - t < 2.0
+        with pytest.raises(DeviceError):  # it stays failed
+            mic.read()
+    audio = np.concatenate(kept)
+    assert len(audio) > 0.8 * SAMPLE_RATE and rms(audio) > 0.02
+    assert aligned_correlation(speech[:8000], audio)[0] > 0.9  # the speech already read is intact
+
+
+def test_a_frozen_sound_server_is_reported_without_hanging(virtual_mic: VirtualMic):
+    with MicrophoneSource(virtual_mic.device, stall_s=1.0) as mic:
+        got = 0
+        while got == 0:
+            got += len(mic.read(timeout=0.5))
+        os.kill(virtual_mic.pid, signal.SIGSTOP)
+        try:
+            t = time.monotonic()
+            with pytest.raises(DeviceError, match="no audio arrived for 1 s"):
+                while time.monotonic() - t < 5:
+                    mic.read(timeout=0.05)
+            assert time.monotonic() - t < 2.5
+        finally:
+            os.kill(virtual_mic.pid, signal.SIGCONT)
+
+
+def test_max_seconds_and_stop_end_the_stream(virtual_mic: VirtualMic):
+    with MicrophoneSource(virtual_mic.device, max_seconds=0.5) as mic:
+        chunks = []
+        while (chunk := mic.read(1000, timeout=0.5)) is not None:
+            chunks.append(chunk)
+    assert sum(map(len, chunks)) == 8000 and max(map(len, chunks)) <= 1000
+    mic = MicrophoneSource(virtual_mic.device)
+    mic.start()
+    while len(mic.read(timeout=0.5)) == 0:
+        pass
+    mic.stop()
+    tail = 0
+    while (chunk := mic.read(timeout=0.5)) is not None:
+        tail += len(chunk)
+    assert tail < 0.5 * SAMPLE_RATE
