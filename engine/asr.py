@@ -12,16 +12,7 @@ from mlx_whisper.timing import add_word_timestamps
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult, decode_greedy
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
-
-
-@dataclass(frozen=True)
-class Word:
-    """A word with start/end seconds (on whatever clock its producer says)."""
-
-    text: str
-    start: float
-    end: float
-    probability: float = 1.0
+from .words import Word
 
 
 @dataclass

@@ -66,10 +66,12 @@ def decode_beam(
     prompt: list[int],
     options: DecodeOptions,
     reference: list[int] | None = None,
+    prefix: list[int] = (),
 ) -> DecodeResult:
-    """Beam search (beam pruning when options.beam_pruning and a reference is given)."""
+    """Beam search after the prompt (previous text) and a forced prefix of the output (not returned),
+    with beam pruning when options.beam_pruning and a reference (previous round's tokens) are given."""
     eot = tokenizer.eot
-    start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps)
+    start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps) + list(prefix)
     sample_begin = len(start)
     rules = make_rules(model, tokenizer, sample_begin, options, features.shape[1])
     session = DecoderSession(model, features)

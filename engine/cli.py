@@ -98,8 +98,9 @@ def cmd_stream(args) -> int:
                     writer.write(word_record(w))
 
         try:
-            done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s,
-                              on_update=on_update, stop=stop, notices=notices)
+            done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s, on_update=on_update,
+                              on_started=lambda: print(f"listening: {source.name}", file=sys.stderr, flush=True),
+                              stop=stop, notices=notices)
         finally:
             captions.close()
         if writer:
@@ -171,7 +172,7 @@ def cmd_doctor(_args) -> int:
 
 
 # Modules that add their own subcommands through register(subparsers).
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("engine.bench.cli",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,8 @@ class DecodeOptions:
     with_timestamps: bool = True
     max_initial_timestamp: float = 1.0
     max_tokens: int = 224
+    beam_pruning: bool = False  # beam 1 while re-reading the previous round (engine.beam_pruning)
+    pruning_rematch: bool = True  # after a fallback, return to beam 1 once the text re-matches
 
 
 @dataclass

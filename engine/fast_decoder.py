@@ -19,12 +19,6 @@ def _heads(x: mx.array, n_head: int) -> mx.array:
     return x.reshape(b, t, n_head, d // n_head).transpose(0, 2, 1, 3)
 
 
-def _merge(x: mx.array) -> mx.array:
-    """(B, H, T, Dh) -> (B, T, H*Dh)."""
-    b, h, t, dh = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(b, t, h * dh)
-
-
 class DecoderSession:
     """Decodes against one buffer's encoder features; hypotheses are the rows of the self-attention cache."""
 
@@ -39,7 +33,11 @@ class DecoderSession:
         self.cache: list[tuple[mx.array, mx.array]] = []
 
     def _project_audio(self, attn: MultiHeadAttention, features: mx.array) -> tuple[mx.array, mx.array]:
-        return _heads(attn.key(features), self.n_head), _heads(attn.value(features), self.n_head)
+        """Keys as (H, Dh, T) and values as (H, T, Dh), contiguous: 3-D matmuls against them are
+        several times faster on the CPU than 4-D or transposed ones."""
+        keys = _heads(attn.key(features), self.n_head)[0].transpose(0, 2, 1)
+        values = _heads(attn.value(features), self.n_head)[0]
+        return mx.contiguous(keys), mx.contiguous(values)
 
     @property
     def length(self) -> int:
@@ -75,12 +73,14 @@ class DecoderSession:
             k = mx.concatenate([cache[0], k], axis=2)
             v = mx.concatenate([cache[1], v], axis=2)
         y = mx.fast.scaled_dot_product_attention(q, k, v, scale=self.scale, mask=mask)
-        x = x + attn.out(_merge(y))
-
         b, n, d = x.shape
-        cq = _heads(block.cross_attn.query(block.cross_attn_ln(x)).reshape(1, b * n, d), self.n_head)
-        y = mx.fast.scaled_dot_product_attention(cq, cross[0], cross[1], scale=self.scale)
-        x = x + block.cross_attn.out(_merge(y).reshape(b, n, d))
+        x = x + attn.out(y.transpose(0, 2, 1, 3).reshape(b, n, d))
+
+        # cross-attention: every hypothesis's queries against the shared audio, as one (H, B*n, .) batch
+        cq = block.cross_attn.query(block.cross_attn_ln(x)).reshape(b * n, self.n_head, -1).transpose(1, 0, 2)
+        w = mx.softmax((cq * self.scale) @ cross[0], axis=-1, precise=True)
+        y = (w @ cross[1]).transpose(1, 0, 2).reshape(b, n, d)
+        x = x + block.cross_attn.out(y)
 
         x = x + block.mlp2(nn.gelu(block.mlp1(block.mlp_ln(x))))
         return x, (k, v)

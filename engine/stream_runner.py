@@ -28,6 +28,7 @@ def run_stream(
     pace: str = "realtime",
     min_chunk_s: float = 1.0,
     on_update: Callable[[StreamUpdate], None] | None = None,
+    on_started: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
     notices: list[str] | None = None,
 ) -> DoneEvent:
@@ -52,6 +53,8 @@ def run_stream(
 
     source.start()
     wall0 = time.perf_counter()
+    if on_started:
+        on_started()
     try:
         ended = False
         while not ended and not stop.is_set():

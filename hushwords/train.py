@@ -35,7 +35,8 @@ HUSH_DIR = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Config:
-    """Everything that decides a run; a checkpoint resumes only under the same config."""
+    """Everything that decides a run; a checkpoint resumes only under the same config
+    (epochs and keep_best may change: more epochs go on training, fewer stop it)."""
 
     model: str
     weights_sha256: str
@@ -81,12 +82,17 @@ def save_checkpoint(path: Path, config: Config, state: State) -> None:
     tmp.replace(path)
 
 
+def _trajectory(config: dict) -> dict:
+    """The config fields that decide the training trajectory."""
+    return {k: v for k, v in config.items() if k not in ("epochs", "keep_best")}
+
+
 def load_checkpoint(path: Path, config: Config) -> State | None:
-    """The saved state if there is one for this exact config."""
+    """The saved state if there is one for this config."""
     if not path.exists():
         return None
     with np.load(path) as f:
-        if json.loads(str(f["config"])) != asdict(config):
+        if _trajectory(json.loads(str(f["config"]))) != _trajectory(asdict(config)):
             return None
         step, epoch, index = (int(x) for x in f["counters"])
         return State(f["hush"], f["m"], f["v"], step, epoch, index,

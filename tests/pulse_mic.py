@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import soxr
 
 SINK = "wf_test_sink"
 MIC = "wf_test_mic"
@@ -71,17 +72,18 @@ class VirtualMic:
         return player
 
 
-def aligned_correlation(reference: np.ndarray, captured: np.ndarray) -> tuple[float, int]:
-    """Best normalised cross-correlation of `reference` inside `captured`, and the lag (samples) where it is."""
-    n = len(reference) + len(captured) - 1
-    size = 1 << (n - 1).bit_length()
-    xcorr = np.fft.irfft(np.fft.rfft(captured, size) * np.conj(np.fft.rfft(reference, size)), size)
-    lags = np.r_[0:len(captured)]  # reference starting at lag within captured
-    best = int(lags[np.argmax(xcorr[lags])])
-    window = captured[best:best + len(reference)]
-    ref = reference[:len(window)]
+def aligned_correlation(reference: np.ndarray, captured: np.ndarray, oversample: int = 4) -> tuple[float, float]:
+    """Best normalised cross-correlation of `reference` (16 kHz) starting inside `captured`, and that lag
+    in 16 kHz samples. Both are oversampled first so a fractional-sample delay does not lower the score."""
+    ref = soxr.resample(reference, 1, oversample)
+    cap = soxr.resample(captured, 1, oversample)
+    size = 1 << (len(ref) + len(cap) - 2).bit_length()
+    xcorr = np.fft.irfft(np.fft.rfft(cap, size) * np.conj(np.fft.rfft(ref, size)), size)[:len(cap)]
+    best = int(np.argmax(xcorr))
+    window = cap[best:best + len(ref)]
+    ref = ref[:len(window)]
     denom = float(np.linalg.norm(ref) * np.linalg.norm(window))
-    return (float(np.dot(ref, window)) / denom if denom else 0.0), best
+    return (float(np.dot(ref, window)) / denom if denom else 0.0), best / oversample
 
 
 def _wait_ready(proc: subprocess.Popen, server: str, log: Path) -> None:
@@ -112,7 +114,9 @@ def start_virtual_mic(runtime_dir: Path) -> tuple[subprocess.Popen, VirtualMic]:
            "--use-pid-file=no", "--realtime=no", "--high-priority=no",
            f"--log-target=file:{log}",
            f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
-           f"--load=module-null-sink sink_name={SINK} sink_properties=device.description=WhisperFlowTestSink",
+           # norewinds: a new paplay stream would otherwise rewrite audio the monitor already passed on,
+           # and the first milliseconds of each clip would be missing from the microphone.
+           f"--load=module-null-sink sink_name={SINK} norewinds=1 sink_properties=device.description=WhisperFlowTestSink",
            f"--load=module-remap-source master={SINK}.monitor source_name={MIC}"
            f" source_properties=device.description=WhisperFlowTestMic"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

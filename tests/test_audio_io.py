@@ -48,7 +48,7 @@ def test_each_format_decodes_to_the_same_speech(tmp_path, speech, fmt, subtype, 
     corr, lag = aligned_correlation(reference, got)
     assert corr > 0.99, f"{fmt}/{subtype}: correlation {corr:.3f}"
     assert lag <= 16  # 1 ms: no codec delay left in
-    window = got[lag:lag + len(reference)]
+    window = got[int(lag):int(lag) + len(reference)]
     gain = float(np.dot(window, reference[:len(window)]) / np.dot(reference[:len(window)], reference[:len(window)]))
     assert gain == pytest.approx(0.75, abs=0.05)
 

@@ -32,6 +32,16 @@ def record(sources: list[MicrophoneSource], seconds: float) -> list[np.ndarray]:
     return [np.concatenate(parts) for parts in got]
 
 
+def wait_for_audio(sources: list[MicrophoneSource]) -> None:
+    """Read until every source delivers (a capture stream can take a second to start flowing)."""
+    flowing = [False] * len(sources)
+    end = time.monotonic() + 10
+    while not all(flowing) and time.monotonic() < end:
+        for i, src in enumerate(sources):
+            flowing[i] |= len(src.read(timeout=0.02)) > 0
+    assert all(flowing), "no audio from the virtual devices within 10 s"
+
+
 def rms(x: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0
 
@@ -71,16 +81,16 @@ def test_records_speech_from_the_virtual_mic_and_the_system_monitor(virtual_mic:
     monitor = MicrophoneSource(f"{PULSE_PREFIX}{virtual_mic.sink}.monitor")
     silent = MicrophoneSource(f"{PULSE_PREFIX}wf_silent_sink.monitor")
     with mic, monitor, silent:
-        record([mic, monitor, silent], 0.3)  # let the streams settle before playing
+        wait_for_audio([mic, monitor, silent])
         player = virtual_mic.play(CLIP)
         captured = record([mic, monitor, silent], len(reference) / SAMPLE_RATE + 1.2)
         assert player.wait(timeout=5) == 0, player.stderr.read()
     for name, audio in zip(("mic", "monitor"), captured[:2]):
         assert audio.dtype == np.float32 and audio.ndim == 1
         corr, lag = aligned_correlation(reference, audio)
-        assert corr > 0.95, f"{name}: correlation {corr:.3f}"
+        assert corr > 0.98, f"{name}: correlation {corr:.3f}"
         assert lag + len(reference) <= len(audio)  # the whole clip was captured
-        gain = rms(audio[lag:lag + len(reference)]) / rms(reference)
+        gain = rms(audio[int(lag):int(lag) + len(reference)]) / rms(reference)
         assert gain == pytest.approx(1.0, abs=0.1), f"{name}: level {gain:.2f}"
     assert rms(captured[2]) < 1e-4 and len(captured[2]) > 0.5 * SAMPLE_RATE
     assert monitor.name == "Monitor of WhisperFlowTestSink"
@@ -92,8 +102,9 @@ def test_unloading_the_device_mid_stream_raises_and_keeps_what_was_read(virtual_
     sf.write(long_clip, np.tile(speech, 4), SAMPLE_RATE)
     kept: list[np.ndarray] = []
     with MicrophoneSource(virtual_mic.device) as mic:
+        wait_for_audio([mic])
         virtual_mic.play(long_clip)
-        end = time.monotonic() + 2.5
+        end = time.monotonic() + 2.0
         while time.monotonic() < end:
             kept.append(mic.read(timeout=0.05))
         virtual_mic.pactl("unload-module", str(virtual_mic.module_index("module-null-sink", virtual_mic.sink)))
@@ -105,8 +116,8 @@ def test_unloading_the_device_mid_stream_raises_and_keeps_what_was_read(virtual_
         with pytest.raises(DeviceError):  # it stays failed
             mic.read()
     audio = np.concatenate(kept)
-    assert len(audio) > 0.8 * SAMPLE_RATE and rms(audio) > 0.02
-    assert aligned_correlation(speech[:8000], audio)[0] > 0.9  # the speech already read is intact
+    assert len(audio) > 1.5 * SAMPLE_RATE and rms(audio) > 0.02
+    assert aligned_correlation(speech[:SAMPLE_RATE], audio)[0] > 0.98  # the speech already read is intact
 
 
 def test_a_frozen_sound_server_is_reported_without_hanging(virtual_mic: VirtualMic):

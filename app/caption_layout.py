@@ -1,0 +1,30 @@
+"""Wrap caption words into lines, remembering which words are confirmed."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class CaptionWord:
+    text: str
+    confirmed: bool
+
+
+def wrap_words(words: list[CaptionWord], width: float, measure: Callable[[str], float]) -> list[list[CaptionWord]]:
+    """Greedy word wrap of words to `width` (a word wider than the line gets a line of its own).
+
+    Wrapping forwards from a fixed first word keeps earlier line breaks stable as words arrive, so
+    the text does not jump; the caller drops whole lines from the front once they scroll away.
+    """
+    space = measure(" ")
+    lines: list[list[CaptionWord]] = []
+    used = 0.0
+    for word in words:
+        w = measure(word.text)
+        if not lines or (lines[-1] and used + space + w > width):
+            lines.append([])
+            used = 0.0
+        used += (space if lines[-1] else 0.0) + w
+        lines[-1].append(word)
+    return lines

@@ -1,0 +1,82 @@
+"""Start the desktop app: settings, the main window, recovery of interrupted sessions, the first-run wizard."""
+from __future__ import annotations
+
+import sys
+
+import engine  # noqa: F401  (loads OpenBLAS before MLX)
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication
+
+from engine.whisper_model import LoadedModel
+
+from .app_icon import app_icon
+from .main_window import MainWindow
+from .model_worker import ModelCache
+from .recovery_dialog import RecoveryDialog
+from .settings import load_settings, save_settings
+from .wizard import SetupWizard
+
+SAVE_DELAY_MS = 300
+
+
+class WhisperFlowApp(QObject):
+    """The running app. `preloaded` models skip loading (tests hand in the session's tiny.en)."""
+
+    def __init__(self, preloaded: tuple[LoadedModel, ...] = ()):
+        super().__init__()
+        self.settings = load_settings()
+        self.cache = ModelCache(*preloaded)
+        self.window = MainWindow(self.settings, self.cache)
+        self.wizard: SetupWizard | None = None
+        self._save_timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS, timeout=self.save)
+        self.window.settings_changed.connect(self._save_timer.start)
+        self.window.wizard_requested.connect(self.open_wizard)
+        self.window.closed.connect(self.save)
+
+    def save(self) -> None:
+        self._save_timer.stop()
+        try:
+            save_settings(self.settings)
+        except OSError as exc:
+            self.window.show_error(f"Settings could not be saved: {exc}")
+
+    def start(self) -> RecoveryDialog | None:
+        """Show the main window, offer recovery after a crash, and run the wizard on the first start."""
+        self.window.show()
+        recovery = self.window.offer_recovery()
+        if not self.settings.first_run_done and recovery is None:
+            self.open_wizard()
+        return recovery
+
+    def open_wizard(self) -> SetupWizard:
+        if self.wizard is None:
+            self.wizard = SetupWizard(self.settings, self.cache, self.window)
+            self.wizard.finished.connect(self._wizard_closed)
+        self.wizard.show()
+        self.wizard.raise_()
+        return self.wizard
+
+    def _wizard_closed(self) -> None:
+        self.settings.first_run_done = True  # finished or skipped: do not ask again at start
+        self.save()
+        self.window.source_picker.refresh(select_key=self.settings.source_id)
+        self.window.captions.apply_style()
+        self.window.model_combo.setCurrentText(self.settings.model)
+        self.wizard.deleteLater()
+        self.wizard = None
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    """Run the app until it quits; returns the exit code."""
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName("WhisperFlow")
+    app.setWindowIcon(app_icon())
+    app.setQuitOnLastWindowClosed(False)  # the tray icon keeps captions running without the window
+    whisperflow = WhisperFlowApp()
+    whisperflow.window.closed.connect(app.quit)
+    whisperflow.start()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(run_app())

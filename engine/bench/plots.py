@@ -1,0 +1,123 @@
+"""The paper's pictures, as PNGs: latency against WER (with the offline gold), an ablation bar chart of
+latency, and per-word latency over stream time."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+LONG_FILE_S = 60.0
+MAX_TIMELINES = 3
+
+
+def _axes_grid(n: int, width: float = 6.0, height: float = 4.2):
+    fig = Figure(figsize=(width * n, height), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    return fig, axes
+
+
+def _plottable(groups: list[dict]) -> list[dict]:
+    return [g for g in groups if any(r["latency"]["mean"] is not None for r in g["rows"])]
+
+
+def latency_vs_wer(summary: dict, path: Path) -> bool:
+    """One point per configuration (filled: computation-aware, hollow: unaware lower bound); gold as lines."""
+    groups = _plottable(summary["groups"])
+    if not groups:
+        return False
+    fig, axes = _axes_grid(len(groups))
+    colors = [f"C{i}" for i in range(10)]
+    for ax, group in zip(axes, groups):
+        for i, row in enumerate(group["rows"]):
+            color = colors[i % len(colors)]
+            lat, wer = row["latency"]["mean"], row["wer"]
+            if lat is None or wer is None:
+                continue
+            ax.plot([lat], [wer * 100], "o", color=color, label=row["config"])
+            lb, lb_wer = row["lower_bound"]["mean"], row["lower_bound"]["wer"]
+            if lb is not None and lb_wer is not None:
+                ax.plot([lb], [lb_wer * 100], "o", mfc="none", color=color)
+                ax.plot([lb, lat], [lb_wer * 100, wer * 100], ":", color=color, lw=1)
+        for j, gold in enumerate(group["gold"]):
+            if gold["wer"] is not None:
+                ax.axhline(gold["wer"] * 100, ls="--", color="0.4", lw=1 + j * 0.5, label=f"offline {gold['model']} (gold)")
+        ax.set_title(f"{group['kind']}: latency vs WER (hollow: unaware lower bound)")
+        ax.set_xlabel("mean per-word latency (s)")
+        ax.set_ylabel("WER (%)")
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def ablation(summary: dict, path: Path) -> bool:
+    """Mean latency per configuration (bar, whisker to p90) beside its computation-unaware lower bound."""
+    groups = _plottable(summary["groups"])
+    if not groups:
+        return False
+    fig, axes = _axes_grid(len(groups), width=max(5.0, 1.4 * max(len(g["rows"]) for g in groups)))
+    for ax, group in zip(axes, groups):
+        rows = group["rows"]
+        x = np.arange(len(rows))
+        for offset, key, label, alpha in ((-0.2, "latency", "computation-aware", 1.0),
+                                          (0.2, "lower_bound", "unaware lower bound", 0.45)):
+            means = np.array([r[key]["mean"] if r[key]["mean"] is not None else np.nan for r in rows])
+            p90 = np.array([r[key]["p90"] if r[key]["p90"] is not None else np.nan for r in rows])
+            upper = np.clip(np.nan_to_num(p90 - means), 0, None)
+            ax.bar(x + offset, np.nan_to_num(means), 0.4, color="C0", alpha=alpha, label=label,
+                   yerr=[np.zeros_like(upper), upper], capsize=3)
+        ax.set_xticks(x, [r["config"] for r in rows], rotation=20, ha="right")
+        ax.set_ylabel("per-word latency (s): mean, whisker to p90")
+        ax.set_title(f"{group['kind']}: latency by configuration")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def _rolling_median(values: np.ndarray, window: int = 15) -> np.ndarray:
+    half = window // 2
+    return np.array([np.median(values[max(0, i - half): i + half + 1]) for i in range(len(values))])
+
+
+def latency_over_time(streams: list[dict], path: Path) -> bool:
+    """Per-word latency against the word's time in the stream, for the long files (or the longest one)."""
+    with_words = [r for r in streams if r["latencies"]]
+    if not with_words:
+        return False
+    long_files = list(dict.fromkeys(r["file"] for r in with_words if r["duration_s"] >= LONG_FILE_S))
+    files = long_files[:MAX_TIMELINES] or [max(with_words, key=lambda r: r["duration_s"])["file"]]
+    fig = Figure(figsize=(11, 3.6 * len(files)), layout="constrained")
+    axes = fig.subplots(len(files), 1, squeeze=False)[:, 0]
+    configs = list(dict.fromkeys(r["config"] for r in with_words))
+    for ax, name in zip(axes, files):
+        for r in (r for r in with_words if r["file"] == name):
+            color = f"C{configs.index(r['config']) % 10}"
+            t = np.array([x[0] for x in r["latencies"]])
+            lat = np.array([x[1] for x in r["latencies"]])
+            measured = r["role"] == "measured"
+            if measured:
+                ax.scatter(t, lat, s=6, color=color, alpha=0.35)
+            ax.plot(t, _rolling_median(lat), "-" if measured else "--", color=color, lw=1.5 if measured else 1,
+                    label=f"{r['config']} ({r['pace']})")
+        ax.set_title(f"{name}: per-word latency over the stream (line: rolling median of 15 words)")
+        ax.set_xlabel("stream time: end of the spoken word (s)")
+        ax.set_ylabel("latency (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small", loc="upper left")
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def write_plots(summary: dict, streams: list[dict], out_dir: Path) -> list[Path]:
+    """The PNGs that there is data for; returns their paths."""
+    written = []
+    for name, draw, data in (("latency_vs_wer.png", latency_vs_wer, summary),
+                             ("ablation.png", ablation, summary),
+                             ("latency_over_time.png", latency_over_time, streams)):
+        if draw(data, out_dir / name):
+            written.append(out_dir / name)
+    return written
