@@ -9,6 +9,7 @@ import numpy as np
 from mlx_whisper.audio import HOP_LENGTH, SAMPLE_RATE
 from mlx_whisper.timing import add_word_timestamps
 
+from .beam_search import decode_beam
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult, decode_greedy
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
@@ -41,6 +42,16 @@ class RoundResult:
     @property
     def words(self) -> list[Word]:
         return [w for s in self.segments for w in s.words]
+
+
+@dataclass
+class Encoded:
+    """One buffer, encoded: its log-mel, encoder features, real audio length and encode time."""
+
+    mel: mx.array
+    features: mx.array
+    n_samples: int
+    encode_s: float
 
 
 class _FeaturesView:
@@ -100,34 +111,42 @@ class Transcriber:
     def max_buffer_s(self) -> float:
         return max_audio_samples(self.padding) / SAMPLE_RATE
 
-    def encode(self, audio: np.ndarray) -> tuple[mx.array, mx.array]:
+    def encode(self, audio: np.ndarray) -> Encoded:
+        """Log-mel and encoder features for the buffer (with this transcriber's padding)."""
+        t0 = time.perf_counter()
+        audio = audio[: max_audio_samples(self.padding)]
         mel = encoder_mel(audio, self.padding, self.model.dims.n_mels).astype(self.loaded.dtype)
         features = self.model.encoder(mel[None])
         mx.eval(features)
-        return mel, features
+        return Encoded(mel, features, len(audio), time.perf_counter() - t0)
 
     def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None) -> DecodeResult:
+        if self.decode_options.beam_size > 1:
+            return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
         return decode_greedy(self.model, self.tokenizer, features, prompt_tokens, self.decode_options)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
 
     def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
-        audio = audio[: max_audio_samples(self.padding)]
-        duration = len(audio) / SAMPLE_RATE
-        t0 = time.perf_counter()
-        mel, features = self.encode(audio)
-        t1 = time.perf_counter()
-        result = self.decode(features, self.prompt_tokens(prompt), reference)
-        t2 = time.perf_counter()
+        """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
+        encoded = self.encode(audio)
+        t = time.perf_counter()
+        result = self.decode(encoded.features, self.prompt_tokens(prompt), reference)
+        return self.assemble(encoded, result, time.perf_counter() - t)
+
+    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:
+        """Segments and word timestamps from a decoded round."""
+        t = time.perf_counter()
         silent = result.no_speech_prob > 0.6 and result.avg_logprob < -1.0
+        duration = encoded.n_samples / SAMPLE_RATE
         segments = [] if silent else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
         if segments and self.word_timestamps:
-            self.add_words(segments, mel, features, len(audio))
-        t3 = time.perf_counter()
+            self.add_words(segments, encoded.mel, encoded.features, encoded.n_samples)
+        frames = encoded.mel.shape[0]
         return RoundResult(
-            segments, result.tokens, result.no_speech_prob, t1 - t0, t2 - t1, t3 - t2,
-            mel.shape[0], encoder_gflops(self.model.dims, mel.shape[0]), result.beam_widths,
+            segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
+            frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
         )
 
     def add_words(self, segments: list[Segment], mel: mx.array, features: mx.array, n_samples: int) -> None:

@@ -18,6 +18,8 @@ beam where it does not. A beam-1 step that emits EOT ends the round, as greedy d
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
@@ -33,11 +35,11 @@ def extend_beams(
     """One beam-search step: (live sequences, their sums, parent row of each, newly finished)."""
     scores: dict[tuple[int, ...], float] = {}
     sources: dict[tuple[int, ...], int] = {}
-    for j, prefix in enumerate(beams):
+    for j, parent in enumerate(beams):
         row = logprobs[j]
         top = np.argpartition(-row, beam_size)[: beam_size + 1]
         for token in top[np.argsort(-row[top], kind="stable")]:
-            sequence = (*prefix, int(token))
+            sequence = (*parent, int(token))
             scores[sequence] = sums[j] + float(row[token])
             sources[sequence] = j
     live, live_sums, parents, finished = [], [], [], {}
@@ -66,7 +68,7 @@ def decode_beam(
     prompt: list[int],
     options: DecodeOptions,
     reference: list[int] | None = None,
-    prefix: list[int] = (),
+    prefix: Sequence[int] = (),
 ) -> DecodeResult:
     """Beam search after the prompt (previous text) and a forced prefix of the output (not returned),
     with beam pruning when options.beam_pruning and a reference (previous round's tokens) are given."""

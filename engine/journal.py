@@ -137,8 +137,7 @@ class SessionJournal:
         self._fd = fd
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
-        self._pending: list[str] = []
-        self._pending_words: list[TimedWord] = []
+        self._pending: list[TimedWord] = []
         self._word_count = 0
         self._duration_s = 0.0
         self._preview = ""
@@ -201,14 +200,12 @@ class SessionJournal:
         with self._lock:
             if self._closed:
                 raise RuntimeError("append() on a closed session journal")
-            for w in words:
-                self._pending.append(_word_line(w))
-                self._pending_words.append(w)
+            self._pending.extend(words)
             if self._pending:
                 self._flush()
 
     def _flush(self) -> None:
-        data = "".join(self._pending).encode("utf-8")
+        data = "".join(map(_word_line, self._pending)).encode("utf-8")
         try:
             _write_all(self._fd, data)
             os.fsync(self._fd)
@@ -222,9 +219,8 @@ class SessionJournal:
             raise WhisperFlowError(f"Cannot write the session journal {self.path}: {e.strerror or e}. "
                                    f"{len(self._pending)} confirmed words are kept in memory.") from e
         self._size += len(data)
-        self._note_saved(self._pending_words)
+        self._note_saved(self._pending)
         self._pending.clear()
-        self._pending_words.clear()
 
     def _note_saved(self, words: Sequence[TimedWord]) -> None:
         self._word_count += len(words)

@@ -140,7 +140,8 @@ class MicrophoneSource(AudioSource):
         self._device_arg = device
         self.block_s = block_s
         self.stall_s = stall_s
-        self.max_samples_total = None if max_seconds is None else int(max_seconds * SAMPLE_RATE)
+        self.max_seconds = max_seconds
+        self._limit = None if max_seconds is None else int(max_seconds * SAMPLE_RATE)
         self._spec: OpenSpec | None = None
         self._stream: sd.InputStream | None = None
         self._blocks: queue.Queue[np.ndarray] = queue.Queue()
@@ -159,11 +160,11 @@ class MicrophoneSource(AudioSource):
         return self._spec.device.name if self._spec else str(self._device_arg or "default microphone")
 
     def start(self) -> None:
+        if self._resampler is not None:
+            raise RuntimeError("a MicrophoneSource can be started once; make a new one")
         spec = resolve_input(self._device_arg)
         rate = spec.device.default_samplerate
         channels = max(1, min(2, spec.device.channels))
-        self._spec = spec
-        self._resampler = soxr.ResampleStream(rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
         try:
             with pulse_source_env(spec.pulse_source):
                 stream = sd.InputStream(device=spec.portaudio_index, channels=channels, samplerate=rate,
@@ -178,6 +179,8 @@ class MicrophoneSource(AudioSource):
         except sd.PortAudioError as e:
             stream.close()
             raise DeviceError(f"Cannot start audio input '{spec.device.name}': {e}.") from e
+        self._spec = spec
+        self._resampler = soxr.ResampleStream(rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
         self._stream = stream
 
     def _on_block(self, indata: np.ndarray, frames: int, time_info, status: sd.CallbackFlags) -> None:
@@ -218,14 +221,14 @@ class MicrophoneSource(AudioSource):
         if self._resampler is None:
             raise RuntimeError("MicrophoneSource.read() before start()")
         self._pull(0 if len(self._pending) or self._stopping else timeout)
-        if self.max_samples_total is not None:
-            self._pending = self._pending[:max(0, self.max_samples_total - self._delivered)]
+        if self._limit is not None:
+            self._pending = self._pending[:max(0, self._limit - self._delivered)]
         if len(self._pending):
             n = len(self._pending) if max_samples is None else min(max_samples, len(self._pending))
             chunk, self._pending = self._pending[:n], self._pending[n:]
             self._delivered += n
             return chunk
-        if self.max_samples_total is not None and self._delivered >= self.max_samples_total:
+        if self._limit is not None and self._delivered >= self._limit:
             self.stop()
             return None
         if self._failure is None and not self._stopping:

@@ -86,7 +86,7 @@ def labels_path(model_name: str, weights_sha256: str) -> Path:
 
 def padded_output_tokens(transcriber, audio: np.ndarray) -> list[int]:
     """The model's own tokens (text and timestamps) for the clip padded to 30 s."""
-    _, features = transcriber.encode(audio)
+    features = transcriber.encode(audio).features
     return transcriber.decode(features, []).tokens
 
 

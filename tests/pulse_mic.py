@@ -7,6 +7,7 @@ Audio played into the sink with `VirtualMic.play(path)` comes out of the microph
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -25,6 +26,7 @@ import soxr
 SINK = "wf_test_sink"
 MIC = "wf_test_mic"
 START_TIMEOUT_S = 10.0
+PR_SET_PDEATHSIG = 1
 
 
 def pactl(server: str, *args: str) -> str:
@@ -99,6 +101,11 @@ def _wait_ready(proc: subprocess.Popen, server: str, log: Path) -> None:
     raise RuntimeError(f"pulseaudio did not answer within {START_TIMEOUT_S} s:\n{log.read_text(errors='replace')}")
 
 
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the test process dies, so a killed test run leaves no daemon behind."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def start_virtual_mic(runtime_dir: Path) -> tuple[subprocess.Popen, VirtualMic]:
     """Start pulseaudio in the foreground (we keep its pid) with a null sink and a remapped mic."""
     socket = runtime_dir / "native"
@@ -116,10 +123,12 @@ def start_virtual_mic(runtime_dir: Path) -> tuple[subprocess.Popen, VirtualMic]:
            f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
            # norewinds: a new paplay stream would otherwise rewrite audio the monitor already passed on,
            # and the first milliseconds of each clip would be missing from the microphone.
-           f"--load=module-null-sink sink_name={SINK} norewinds=1 sink_properties=device.description=WhisperFlowTestSink",
+           f"--load=module-null-sink sink_name={SINK} norewinds=1"
+           " sink_properties=device.description=WhisperFlowTestSink",
            f"--load=module-remap-source master={SINK}.monitor source_name={MIC}"
            f" source_properties=device.description=WhisperFlowTestMic"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=_die_with_parent)
     try:
         _wait_ready(proc, server, log)
         pactl(server, "set-default-source", MIC)
@@ -138,7 +147,7 @@ def _rescan_portaudio() -> None:
 
 
 @pytest.fixture()
-def virtual_mic(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualMic]:
+def virtual_mic() -> Iterator[VirtualMic]:
     """A private PulseAudio server whose default source is a virtual mic fed by its null sink."""
     if not sys.platform.startswith("linux"):
         pytest.skip("the virtual microphone needs PulseAudio (Linux)")
@@ -146,11 +155,15 @@ def virtual_mic(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualMic]:
     if missing:
         pytest.fail(f"missing {', '.join(missing)}: apt-get install pulseaudio pulseaudio-utils libasound2-plugins")
     runtime_dir = Path(tempfile.mkdtemp(prefix="wf-pulse-"))
-    runtime_dir.chmod(0o700)
-    proc, mic = start_virtual_mic(runtime_dir)
-    monkeypatch.setenv("PULSE_SERVER", mic.server)
-    _rescan_portaudio()  # PortAudio lists the ALSA "pulse" device only while a server answers
     try:
+        proc, mic = start_virtual_mic(runtime_dir)
+    except BaseException:
+        shutil.rmtree(runtime_dir, ignore_errors=True)
+        raise
+    server_before = os.environ.get("PULSE_SERVER")
+    os.environ["PULSE_SERVER"] = mic.server  # for libpulse inside PortAudio's ALSA pulse plugin
+    try:
+        _rescan_portaudio()  # PortAudio lists the ALSA "pulse" device only while a server answers
         yield mic
     finally:
         for player in mic.players:
@@ -163,6 +176,9 @@ def virtual_mic(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualMic]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        monkeypatch.undo()
+        if server_before is None:
+            os.environ.pop("PULSE_SERVER", None)
+        else:
+            os.environ["PULSE_SERVER"] = server_before
         _rescan_portaudio()
         shutil.rmtree(runtime_dir, ignore_errors=True)

@@ -74,25 +74,28 @@ def test_devices_are_listed(virtual_mic: VirtualMic):
 
 
 def test_records_speech_from_the_virtual_mic_and_the_system_monitor(virtual_mic: VirtualMic):
-    """Three inputs at once: the default mic, the sink's monitor (system audio) and a silent sink's monitor."""
+    """Four inputs at once: the default input and PortAudio's "pulse" device (both the virtual mic),
+    the sink's monitor (system audio), and the monitor of a sink nothing plays into."""
     virtual_mic.load_module("module-null-sink", "sink_name=wf_silent_sink")
     reference = load_audio(CLIP)
+    default = MicrophoneSource()
     mic = MicrophoneSource(virtual_mic.device)
     monitor = MicrophoneSource(f"{PULSE_PREFIX}{virtual_mic.sink}.monitor")
     silent = MicrophoneSource(f"{PULSE_PREFIX}wf_silent_sink.monitor")
-    with mic, monitor, silent:
-        wait_for_audio([mic, monitor, silent])
+    sources = [default, mic, monitor, silent]
+    with default, mic, monitor, silent:
+        wait_for_audio(sources)
         player = virtual_mic.play(CLIP)
-        captured = record([mic, monitor, silent], len(reference) / SAMPLE_RATE + 1.2)
+        captured = record(sources, len(reference) / SAMPLE_RATE + 1.2)
         assert player.wait(timeout=5) == 0, player.stderr.read()
-    for name, audio in zip(("mic", "monitor"), captured[:2]):
+    for name, audio in zip(("default", "pulse", "monitor"), captured[:3]):
         assert audio.dtype == np.float32 and audio.ndim == 1
         corr, lag = aligned_correlation(reference, audio)
         assert corr > 0.98, f"{name}: correlation {corr:.3f}"
         assert lag + len(reference) <= len(audio)  # the whole clip was captured
         gain = rms(audio[int(lag):int(lag) + len(reference)]) / rms(reference)
         assert gain == pytest.approx(1.0, abs=0.1), f"{name}: level {gain:.2f}"
-    assert rms(captured[2]) < 1e-4 and len(captured[2]) > 0.5 * SAMPLE_RATE
+    assert rms(captured[3]) < 1e-4 and len(captured[3]) > 0.5 * SAMPLE_RATE
     assert monitor.name == "Monitor of WhisperFlowTestSink"
 
 

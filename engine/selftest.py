@@ -1,0 +1,84 @@
+"""`--selftest`: transcribe the bundled sample headless with tiny.en; pass only when the words are right.
+
+Support staff and CI run it on an installed bundle (`WhisperFlow --selftest`). It needs no display, no audio
+device and no network: the sample ships in assets/ and tiny.en ships with the install (converted into the user
+cache on the first run). Exit codes: 0 the words are right, 1 the words are wrong, 2 it could not run.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import WhisperFlowError
+
+# assets/ sits next to the engine package in a checkout and in a PyInstaller bundle (sys._MEIPASS) alike.
+SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "sample.wav"
+# What the sample says (LJ Speech LJ001-0001, as in assets/ATTRIBUTION.md).
+SAMPLE_TEXT = ("Printing, in the only sense with which we are at present concerned, differs from most if not from "
+               "all the arts and crafts represented in the Exhibition")
+MODEL = "tiny.en"
+MAX_WER = 0.2
+
+
+@dataclass(frozen=True)
+class SelftestResult:
+    """What the self-test heard, how far it is from the known text, and where it ran."""
+
+    heard: str
+    wer: float
+    device: str
+    blas: str
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.wer <= MAX_WER
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    """WER after openai-whisper's English normalization (case, punctuation, spelling)."""
+    import jiwer
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    normalize = EnglishTextNormalizer()
+    ref, hyp = " ".join(normalize(reference).split()), " ".join(normalize(hypothesis).split())
+    return jiwer.wer(ref, hyp) if hyp else 1.0
+
+
+def run_selftest(sample: Path = SAMPLE, model: str = MODEL) -> SelftestResult:
+    """Load the model, transcribe the sample whole and score it against SAMPLE_TEXT."""
+    import mlx.core as mx
+
+    from .asr import Transcriber
+    from .audio_io import load_audio
+    from .blas import loaded_blas
+    from .offline import transcribe_audio
+    from .whisper_model import load_model
+
+    started = time.perf_counter()
+    audio = load_audio(sample)
+    transcriber = Transcriber(load_model(model))
+    heard = " ".join(w.text for w in transcribe_audio(transcriber, audio))
+    return SelftestResult(heard, word_error_rate(SAMPLE_TEXT, heard), str(mx.default_device()), loaded_blas(),
+                          time.perf_counter() - started)
+
+
+def main() -> int:
+    """Print what the self-test heard and its verdict; the exit code says pass (0), wrong words (1) or error (2)."""
+    print(f"selftest: transcribing {SAMPLE} with {MODEL}", flush=True)
+    try:
+        result = run_selftest()
+    except WhisperFlowError as exc:
+        print(f"selftest: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"heard:    {result.heard}")
+    print(f"expected: {SAMPLE_TEXT}")
+    print(f"WER {result.wer:.3f} (pass at <= {MAX_WER}); {result.seconds:.1f} s on {result.device}, BLAS {result.blas}")
+    print("selftest: PASS" if result.passed else "selftest: FAIL (the words are wrong)")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Beam search on MLX against openai-whisper's algorithm, greedy decoding and a cache recomputed from scratch,
+and beam pruning over two overlapping rounds of a real clip."""
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from engine.audio_io import load_audio
+from engine.asr import Transcriber
+from engine.beam_search import decode_beam, extend_beams, length_normalized
+from engine.encoder_input import Padding
+from engine.decoding import DecodeOptions, decode_greedy, initial_tokens, make_rules
+from engine.fast_decoder import DecoderSession
+
+DATA = Path(__file__).parent / "data"
+SENTENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+
+
+@pytest.fixture(scope="module")
+def transcriber(tiny_model):
+    return Transcriber(tiny_model)
+
+
+@pytest.fixture(scope="module")
+def clip():
+    return load_audio(DATA / "LJ001-0009.wav")
+
+
+@pytest.fixture(scope="module")
+def features(transcriber, clip):
+    return transcriber.encode(clip).features
+
+
+@pytest.fixture(scope="module")
+def short_features(transcriber, clip):
+    """Unpadded features (376 frames instead of 1500): the from-scratch reference stays fast."""
+    return Transcriber(transcriber.loaded, padding=Padding("none")).encode(clip).features
+
+
+def words(text: str) -> list[str]:
+    return "".join(c for c in text.lower() if c.isalnum() or c.isspace()).split()
+
+
+def openai_beam_search(model, tokenizer, features, beam_size: int, patience: float, length_penalty) -> tuple[list[int], float]:
+    """openai-whisper's DecodingTask + BeamSearchDecoder + MaximumLikelihoodRanker, transliterated for one
+    audio: beam_size copies of the prompt, every step recomputed from scratch by mlx_whisper's own decoder."""
+    start = initial_tokens(tokenizer, [], model.dims.n_text_ctx, True)
+    rules = make_rules(model, tokenizer, len(start), DecodeOptions(), features.shape[1])
+    tokens, sum_logprobs = [list(start)] * beam_size, [0.0] * beam_size
+    finished, max_candidates = {}, round(beam_size * patience)
+    for _ in range(224):
+        logits, _, _ = model.decoder(mx.array(tokens), features)
+        logprobs = rules.logprobs(np.array(logits[:, -1]), tokens)
+        scores = {}
+        for j in range(beam_size):
+            for token in np.argsort(-logprobs[j], kind="stable")[: beam_size + 1]:
+                scores[tuple(tokens[j] + [int(token)])] = sum_logprobs[j] + float(logprobs[j, token])
+        next_tokens, newly = [], {}
+        for sequence in sorted(scores, key=scores.get, reverse=True):
+            if sequence[-1] == tokenizer.eot:
+                newly[sequence] = scores[sequence]
+            else:
+                sum_logprobs[len(next_tokens)] = scores[sequence]
+                next_tokens.append(list(sequence))
+                if len(next_tokens) == beam_size:
+                    break
+        tokens = next_tokens
+        for sequence in sorted(newly, key=newly.get, reverse=True):
+            if len(finished) >= max_candidates:
+                break
+            finished[sequence] = newly[sequence]
+        if len(finished) >= max_candidates:
+            break
+    for j in np.argsort(sum_logprobs)[::-1]:
+        if len(finished) >= beam_size:
+            break
+        finished[tuple(tokens[j] + [tokenizer.eot])] = sum_logprobs[j]
+    lengths = [len(s) - len(start) - 1 for s in finished]
+    penalties = lengths if length_penalty is None else [((5 + n) / 6) ** length_penalty for n in lengths]
+    best = int(np.argmax([s / p for s, p in zip(finished.values(), penalties)]))
+    sequence = list(finished)[best]
+    return list(sequence[len(start) : -1]), list(finished.values())[best]
+
+
+def test_session_logits_match_mlx_whisper_decoder(transcriber, features):
+    tok = transcriber.tokenizer
+    tokens = list(tok.sot_sequence) + [tok.timestamp_begin] + tok.encode(" Printing, then, for our purpose")
+    expected, _, _ = transcriber.model.decoder(mx.array([tokens]), features)
+    session = DecoderSession(transcriber.model, features)
+    got = [session.forward(mx.array([tokens[a:b]])) for a, b in ((0, 3), (3, 4), (4, len(tokens)))]
+    np.testing.assert_allclose(np.array(mx.concatenate(got, axis=1)), np.array(expected), atol=2e-4)
+
+
+def test_reordered_cache_equals_cache_recomputed_from_scratch(transcriber, features):
+    model, tok = transcriber.model, transcriber.tokenizer
+    start = list(tok.sot_sequence)
+    rules = make_rules(model, tok, len(start), DecodeOptions(), features.shape[1])
+    session = DecoderSession(model, features)
+    logits = session.forward(mx.array([start]))
+    beams, sums, reordered = [start], [0.0], 0
+    for _ in range(6):
+        logprobs = rules.logprobs(np.array(logits[:, -1]), beams)
+        beams, sums, parents, _ = extend_beams(beams, sums, logprobs, 4, tok.eot)
+        reordered += parents != list(range(len(parents)))
+        session.reorder(parents)
+        logits = session.forward(mx.array([[b[-1]] for b in beams]))
+    assert reordered >= 2 and len({tuple(b) for b in beams}) == 4
+    for row, sequence in enumerate(beams):
+        fresh = DecoderSession(model, features)
+        fresh_logits = fresh.forward(mx.array([sequence]))
+        for (k, v), (fk, fv) in zip(session.cache, fresh.cache):
+            np.testing.assert_allclose(np.array(k[row]), np.array(fk[0]), atol=2e-4)
+            np.testing.assert_allclose(np.array(v[row]), np.array(fv[0]), atol=2e-4)
+        np.testing.assert_allclose(np.array(logits[row, -1]), np.array(fresh_logits[0, -1]), atol=2e-4)
+
+
+@pytest.mark.parametrize("prompt", ["", "Books and letters."])
+def test_beam_one_is_greedy(transcriber, features, prompt):
+    model, tok = transcriber.model, transcriber.tokenizer
+    prompt_tokens = transcriber.prompt_tokens(prompt)
+    greedy = decode_greedy(model, tok, features, prompt_tokens, DecodeOptions())
+    beam = decode_beam(model, tok, features, prompt_tokens, DecodeOptions(beam_size=1))
+    assert beam.tokens == greedy.tokens
+    assert beam.sum_logprob == pytest.approx(greedy.sum_logprob, abs=1e-3)
+    assert beam.beam_widths == [1] * (len(beam.tokens) + 1)
+
+
+@pytest.mark.parametrize("beam_size, patience, length_penalty", [(5, 1.0, None), (3, 2.0, 1.0)])
+def test_beam_search_matches_openai_algorithm(transcriber, short_features, beam_size, patience, length_penalty):
+    model, tok = transcriber.model, transcriber.tokenizer
+    options = DecodeOptions(beam_size=beam_size, patience=patience, length_penalty=length_penalty)
+    result = decode_beam(model, tok, short_features, [], options)
+    tokens, sum_logprob = openai_beam_search(model, tok, short_features, beam_size, patience, length_penalty)
+    assert result.tokens == tokens
+    assert result.sum_logprob == pytest.approx(sum_logprob, abs=1e-3)
+    assert result.beam_widths == [beam_size] * len(result.beam_widths)
+    assert words(tok.decode([t for t in result.tokens if t < tok.eot])) == words(SENTENCE)
+
+
+def test_timestamps_segments_and_prefix(transcriber, clip, features):
+    tok = transcriber.tokenizer
+    beam = Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=5))
+    result = beam.transcribe(clip)
+    assert result.tokens[0] == tok.timestamp_begin and result.tokens[-1] > tok.timestamp_begin + 300
+    assert words(" ".join(s.text for s in result.segments)) == words(SENTENCE)
+    assert result.beam_widths and set(result.beam_widths) == {5}
+    prefix = tok.encode(" Printing, then, for our purpose,")
+    forced = decode_beam(transcriber.model, tok, features, [], DecodeOptions(beam_size=5), prefix=[tok.timestamp_begin] + prefix)
+    assert tok.decode([t for t in forced.tokens if t < tok.eot]) == " may be considered as the art of making books by means of movable types."
+
+
+def test_length_penalty_and_ranking_rules():
+    assert length_normalized(-6.0, 3, None) == -2.0
+    assert length_normalized(-6.0, 7, 1.0) == pytest.approx(-3.0)
+    # vocabulary of 5 with EOT = 4: the best continuation of row 0 ends, rows give 3 live candidates
+    logprobs = np.log(np.array([[0.1, 0.2, 0.05, 0.05, 0.6], [0.5, 0.3, 0.1, 0.05, 0.05]]))
+    live, sums, parents, finished = extend_beams([[7], [8]], [0.0, -1.0], logprobs, 3, eot=4)
+    assert finished == {(7, 4): pytest.approx(np.log(0.6))}
+    assert live == [[7, 1], [7, 0], [8, 0]] and parents == [0, 0, 1]
+    assert sums == pytest.approx([np.log(0.2), np.log(0.1), -1.0 + np.log(0.5)])
+
+
+def test_pruning_rereads_the_previous_round_at_beam_one(transcriber, clip):
+    """Two overlapping rounds: [0, 6.5 s] then [0, 7.5 s] with round 1's tokens as the reference."""
+    options = DecodeOptions(beam_size=5, beam_pruning=True)
+    pruned = Transcriber(transcriber.loaded, decode=options)
+    first = pruned.transcribe(clip[: int(6.5 * 16000)])
+    assert set(first.beam_widths) == {5}  # no reference: full beam
+    second = pruned.transcribe(clip[: int(7.5 * 16000)], reference=first.tokens)
+    full = Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=5)).transcribe(clip[: int(7.5 * 16000)])
+    widths = second.beam_widths
+    assert widths[0] == 1 and widths[-1] == 5
+    reread = widths.index(5)  # steps before the first fallback re-read round 1 at beam 1
+    assert reread >= len(first.tokens) - 6
+    assert np.mean(widths) < 2.5
+    assert " ".join(s.text.strip() for s in second.segments) == " ".join(s.text.strip() for s in full.segments)
