@@ -5,7 +5,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import IO
 
-from .asr import Word
+from .words import Word
 
 
 @dataclass(frozen=True)

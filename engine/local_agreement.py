@@ -4,7 +4,7 @@ A word is confirmed once two consecutive rounds agree on it. Times are on the st
 """
 from __future__ import annotations
 
-from .asr import Word
+from .words import Word
 
 
 class HypothesisBuffer:
