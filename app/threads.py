@@ -1,9 +1,11 @@
-"""Run a worker object on its own QThread (Buzz style): the worker's `run` slot starts with the thread,
-the thread quits once the worker emits `finished`, and the worker is then deleted. The thread object
-stays with its parent, so callers can always `wait()` on it."""
+"""Run a worker object on its own QThread (Buzz style): the worker's `run` slot starts with the thread
+and the thread quits once the worker emits `finished`. The worker is kept alive here until its thread
+has ended; the thread object stays with its parent, so callers can always `wait()` on it."""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QThread
+
+_running: set[QObject] = set()  # workers whose thread has not ended yet (Python would free them otherwise)
 
 
 def start_on_thread(worker: QObject, parent: QObject | None = None) -> QThread:
@@ -12,6 +14,7 @@ def start_on_thread(worker: QObject, parent: QObject | None = None) -> QThread:
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
     worker.finished.connect(thread.quit)
-    worker.finished.connect(worker.deleteLater)
+    _running.add(worker)
+    thread.finished.connect(lambda: _running.discard(worker))
     thread.start()
     return thread

@@ -10,7 +10,7 @@ from mlx_whisper.audio import HOP_LENGTH, SAMPLE_RATE
 from mlx_whisper.timing import add_word_timestamps
 
 from .beam_search import decode_beam
-from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult, decode_greedy
+from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
 from .words import Word
@@ -121,9 +121,7 @@ class Transcriber:
         return Encoded(mel, features, len(audio), time.perf_counter() - t0)
 
     def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None) -> DecodeResult:
-        if self.decode_options.beam_size > 1:
-            return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
-        return decode_greedy(self.model, self.tokenizer, features, prompt_tokens, self.decode_options)
+        return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []

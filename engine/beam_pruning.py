@@ -47,19 +47,25 @@ def _skip_tokens(encoding: Encoding, eot: int) -> frozenset[int]:
     return frozenset(skip)
 
 
-def reference_words(tokens: Sequence[int], skip: frozenset[int]) -> list[int]:
-    """The previous round's tokens with punctuation, timestamps and special tokens removed."""
-    return [t for t in tokens if t not in skip]
-
-
 @dataclass
 class Pruner:
     """Decides, step by step, whether the beam can stay at 1 (see the module docstring)."""
 
-    reference: list[int]
+    previous: list[int]  # the previous round's sampled tokens
     skip: frozenset[int]
     rematch: bool = True
     position: int | None = None  # next reference index to match; None until aligned
+
+    def __post_init__(self):
+        # the reference: previous tokens without punctuation, timestamps and special tokens
+        self._raw_index = [k for k, t in enumerate(self.previous) if t not in self.skip]
+        self.reference = [self.previous[k] for k in self._raw_index]
+
+    def accepts(self, token: int) -> bool:
+        """Whether narrow_step(token) would keep beam 1 once aligned (no state change)."""
+        return token in self.skip or (
+            self.position is not None and self.position < len(self.reference) and self.reference[self.position] == token
+        )
 
     def narrow_step(self, token: int) -> bool:
         """The best token of a beam-1 step: True keeps beam 1 (and consumes it), False falls back."""
@@ -71,7 +77,7 @@ class Pruner:
             except ValueError:
                 return False
             return True
-        if self.position < len(self.reference) and self.reference[self.position] == token:
+        if self.accepts(token):
             self.position += 1
             return True
         return False
@@ -90,3 +96,16 @@ class Pruner:
                 return True
         return False
 
+    def draft(self, sampled: Sequence[int]) -> list[int]:
+        """The previous round's tokens that would follow `sampled` if it keeps re-reading them: from
+        just after the last matched word, past the punctuation/timestamps `sampled` has already
+        repeated, or from the next reference word when those differ. Empty until aligned."""
+        if not self.position:
+            return []
+        after = self._raw_index[self.position - 1] + 1
+        tail = 0  # skip tokens at the end of sampled, after its last word
+        while tail < len(sampled) and sampled[-1 - tail] in self.skip:
+            tail += 1
+        if self.previous[after : after + tail] == list(sampled[len(sampled) - tail :]):
+            return self.previous[after + tail :]
+        return self.previous[self._raw_index[self.position] :] if self.position < len(self.reference) else []

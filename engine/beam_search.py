@@ -1,4 +1,5 @@
-"""Beam search on MLX with openai-whisper's BeamSearchDecoder semantics, and beam pruning.
+"""Beam search on MLX with openai-whisper's BeamSearchDecoder semantics, beam pruning, and one-pass
+verification of re-read text.
 
 All hypotheses live in one DecoderSession: the self-attention cache has one row per hypothesis and
 is reordered (mx.take) after each step; the audio's cross-attention keys/values are batch 1 and
@@ -15,6 +16,15 @@ length, or by Google NMT's length penalty ((5 + length) / 6) ** length_penalty w
 Beam pruning (options.beam_pruning, with the previous round's tokens as `reference`): steps run at
 beam 1 while the best token re-reads the reference (engine.beam_pruning), and fall back to the full
 beam where it does not. A beam-1 step that emits EOT ends the round, as greedy decoding does.
+
+One-pass verification (options.verify_reference): at a beam-1 step whose best token is the next
+token of the previous round, the rest of the previous round (from there) goes through the decoder
+in one teacher-forced pass, and the longest prefix that greedy decoding would have produced is
+accepted at once (speculative decoding with the previous round as the draft). The first token that
+differs is decoded normally, so the output is greedy's own; only rounding differs (one batched
+pass instead of single steps). It applies to beam-1 steps: with beam_size 1 or with beam pruning.
+
+Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 """
 from __future__ import annotations
 
@@ -24,9 +34,10 @@ import mlx.core as mx
 import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
-from .beam_pruning import Pruner, reference_words, skip_tokens
+from .beam_pruning import Pruner, skip_tokens
 from .decoding import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from .fast_decoder import DecoderSession
+from .token_rules import TokenRules
 
 
 def extend_beams(
@@ -61,6 +72,56 @@ def length_normalized(sum_logprob: float, length: int, length_penalty: float | N
     return sum_logprob / penalty
 
 
+class _BeamDecoder:
+    """One round's beam search state: live hypotheses (rows of the session), finished ones, widths."""
+
+    def __init__(self, session: DecoderSession, rules: TokenRules, options: DecodeOptions, eot: int, start: list[int]):
+        self.session, self.rules, self.options, self.eot = session, rules, options, eot
+        self.sample_begin = len(start)
+        self.beams, self.sums = [start], [0.0]
+        self.finished: dict[tuple[int, ...], float] = {}
+        self.widths: list[int] = []
+        self.done = False
+
+    def narrow_step(self, token: int, logprob: float) -> list[int]:
+        """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
+        self.widths.append(1)
+        total = self.sums[0] + logprob
+        if token == self.eot:
+            self.finished[(*self.beams[0], token)] = total
+            self.beams, self.sums, self.done = [], [], True
+            return []
+        self.beams, self.sums = [self.beams[0] + [token]], [total]
+        return [0]
+
+    def full_step(self, logprobs: np.ndarray) -> list[int]:
+        beam_size = self.options.beam_size
+        max_finished = round(beam_size * self.options.patience)
+        self.beams, self.sums, parents, newly = extend_beams(self.beams, self.sums, logprobs, beam_size, self.eot)
+        self.widths.append(len(self.beams))
+        for sequence in sorted(newly, key=newly.get, reverse=True)[: max(0, max_finished - len(self.finished))]:
+            self.finished[sequence] = newly[sequence]
+        self.done = len(self.finished) >= max_finished
+        return parents
+
+    def collapse(self, parents: list[int]) -> list[int]:
+        """Back to beam 1: keep the best live hypothesis."""
+        self.beams, self.sums = self.beams[:1], self.sums[:1]
+        return parents[:1]
+
+    def result(self, no_speech: float) -> DecodeResult:
+        for j in np.argsort(self.sums)[::-1]:
+            if len(self.finished) >= self.options.beam_size:
+                break
+            self.finished[(*self.beams[j], self.eot)] = self.sums[j]
+        candidates = list(self.finished.items())
+        scores = [
+            length_normalized(s, len(seq) - self.sample_begin - 1, self.options.length_penalty) for seq, s in candidates
+        ]
+        best, best_sum = candidates[int(np.argmax(scores))]
+        return DecodeResult(list(best[self.sample_begin : -1]), best_sum, no_speech, self.widths)
+
+
 def decode_beam(
     model,
     tokenizer: Tokenizer,
@@ -70,59 +131,62 @@ def decode_beam(
     reference: list[int] | None = None,
     prefix: Sequence[int] = (),
 ) -> DecodeResult:
-    """Beam search after the prompt (previous text) and a forced prefix of the output (not returned),
-    with beam pruning when options.beam_pruning and a reference (previous round's tokens) are given."""
-    eot = tokenizer.eot
+    """Beam search after the prompt (previous text) and a forced prefix of the output (not returned).
+    With a reference (the previous round's tokens): beam pruning when options.beam_pruning, one-pass
+    verification of beam-1 steps when options.verify_reference."""
     start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps) + list(prefix)
-    sample_begin = len(start)
-    rules = make_rules(model, tokenizer, sample_begin, options, features.shape[1])
+    rules = make_rules(model, tokenizer, len(start), options, features.shape[1])
     session = DecoderSession(model, features)
     logits = session.forward(mx.array([start]))
     no_speech = no_speech_probability(logits, tokenizer, start.index(tokenizer.sot))
     rows = np.array(logits[:, -1].astype(mx.float32))
 
-    beam_size = options.beam_size
-    max_finished = round(beam_size * options.patience)
     pruner = None
-    if options.beam_pruning and reference is not None and beam_size > 1:
+    if reference is not None and (options.beam_pruning or options.verify_reference and options.beam_size == 1):
         skip = skip_tokens(tokenizer)
-        pruner = Pruner(reference_words(reference, skip), skip, rematch=options.pruning_rematch)
+        pruner = Pruner(list(reference), skip, rematch=options.pruning_rematch)
+    decoder = _BeamDecoder(session, rules, options, tokenizer.eot, start)
     narrow = pruner is not None
-    beams, sums = [start], [0.0]
-    finished: dict[tuple[int, ...], float] = {}
-    widths: list[int] = []
-    limit = min(options.max_tokens, model.dims.n_text_ctx - sample_begin)
-    for step in range(limit):
-        logprobs = rules.logprobs(rows, beams)
-        if narrow and pruner.narrow_step(token := int(logprobs[0].argmax())):
-            widths.append(1)
-            total = sums[0] + float(logprobs[0, token])
-            if token == eot:
-                finished[(*beams[0], eot)] = total
-                beams, sums = [], []
-                break
-            beams, sums, parents = [beams[0] + [token]], [total], [0]
+    limit = min(options.max_tokens, model.dims.n_text_ctx - len(start))
+    while len(decoder.widths) < limit:
+        logprobs = rules.logprobs(rows, decoder.beams)
+        if narrow:
+            token = int(logprobs[0].argmax())
+            if options.verify_reference and pruner.position and pruner.accepts(token):
+                draft = pruner.draft(decoder.beams[0][len(start) :])[: limit - len(decoder.widths) - 1]
+                if len(draft) > 1 and draft[0] == token:
+                    rows = _verify(decoder, pruner, draft, rows)
+                    continue
+            narrow = pruner.narrow_step(token)
+        if narrow:
+            parents = decoder.narrow_step(token, float(logprobs[0, token]))
         else:
-            beams, sums, parents, newly = extend_beams(beams, sums, logprobs, beam_size, eot)
-            widths.append(len(beams))
-            for sequence in sorted(newly, key=newly.get, reverse=True)[: max(0, max_finished - len(finished))]:
-                finished[sequence] = newly[sequence]
-            if len(finished) >= max_finished:
-                break
-            narrow = pruner is not None and pruner.full_step(beams[0][sample_begin:])
-            if narrow:
-                beams, sums, parents = beams[:1], sums[:1], parents[:1]
-        if step + 1 == limit:
+            parents = decoder.full_step(logprobs)
+            if not decoder.done and pruner is not None and pruner.full_step(decoder.beams[0][len(start) :]):
+                narrow, parents = True, decoder.collapse(parents)
+        if decoder.done or len(decoder.widths) == limit:
             break
         session.reorder(parents)
-        logits = session.forward(mx.array([[sequence[-1]] for sequence in beams]))
+        logits = session.forward(mx.array([[sequence[-1]] for sequence in decoder.beams]))
         rows = np.array(logits[:, -1].astype(mx.float32))
+    return decoder.result(no_speech)
 
-    for j in np.argsort(sums)[::-1]:
-        if len(finished) >= beam_size:
+
+def _verify(decoder: _BeamDecoder, pruner: Pruner, draft: list[int], rows: np.ndarray) -> np.ndarray:
+    """Teacher-force the draft in one pass; accept its longest prefix that greedy decoding reproduces.
+    Returns the logits after the last accepted token (the cache is cut back to it)."""
+    session = decoder.session
+    kept = session.length
+    logits = np.array(session.forward(mx.array([draft]))[0].astype(mx.float32))
+    accepted = 0
+    for k, expected in enumerate(draft):
+        row = rows if k == 0 else logits[k - 1 : k]
+        logprobs = decoder.rules.logprobs(row, decoder.beams)
+        token = int(logprobs[0].argmax())
+        if token != expected or not pruner.accepts(token):
             break
-        finished[(*beams[j], eot)] = sums[j]
-    candidates = list(finished.items())
-    scores = [length_normalized(s, len(seq) - sample_begin - 1, options.length_penalty) for seq, s in candidates]
-    best, best_sum = candidates[int(np.argmax(scores))]
-    return DecodeResult(list(best[sample_begin:-1]), best_sum, no_speech, widths)
+        pruner.narrow_step(token)
+        decoder.narrow_step(token, float(logprobs[0, token]))
+        accepted += 1
+    session.truncate(kept + accepted)
+    return rows if accepted == 0 else logits[accepted - 1 : accepted]

@@ -60,3 +60,16 @@ def loaded_blas() -> str:
     if sys.platform == "darwin":
         return "Accelerate"
     return f"OpenBLAS ({_loaded})" if _loaded else "bundled reference BLAS (slow; install libopenblas0-pthread)"
+
+
+def set_blas_threads(n: int) -> bool:
+    """Set OpenBLAS's thread count (process-wide); False where the BLAS cannot be told (Accelerate)."""
+    if not _loaded or n <= 0:
+        return False
+    ctypes.CDLL(_loaded).openblas_set_num_threads(int(n))
+    return True
+
+
+def blas_threads() -> int | None:
+    """OpenBLAS's current thread count, or None when it is not the BLAS in use."""
+    return int(ctypes.CDLL(_loaded).openblas_get_num_threads()) if _loaded else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,10 @@ def main() -> int:
         result = run_selftest()
     except WhisperFlowError as exc:
         print(f"selftest: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception:  # a broken install (missing module or library): say so, distinct from wrong words
+        traceback.print_exc()
+        print("selftest: error: the install is broken (see above)", file=sys.stderr)
         return 2
     print(f"heard:    {result.heard}")
     print(f"expected: {SAMPLE_TEXT}")

@@ -24,13 +24,20 @@ def _use_bundled_openblas() -> None:
             os.environ["WHISPERFLOW_OPENBLAS"] = found[0]
 
 
-def _run_cli(argv: list[str]) -> int:
-    """The `whisperflow` command line, with the subcommands whose code the bundle carries (no bench)."""
+def _bundled(module: str) -> bool:
     import importlib.util
 
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is not in the bundle
+        return False
+
+
+def _run_cli(argv: list[str]) -> int:
+    """The `whisperflow` command line, with the subcommands whose code the bundle carries (no bench)."""
     from engine import cli
 
-    cli.COMMAND_MODULES = tuple(m for m in cli.COMMAND_MODULES if importlib.util.find_spec(m) is not None)
+    cli.COMMAND_MODULES = tuple(m for m in cli.COMMAND_MODULES if _bundled(m))
     return cli.main(argv)
 
 

@@ -2,17 +2,18 @@
 import pytest
 from mlx_whisper.tokenizer import get_tokenizer
 
-from engine.beam_pruning import Pruner, reference_words, skip_tokens
+from engine.beam_pruning import Pruner, skip_tokens
 
 COMMA, STAMP, EOT = 11, 50400, 50256
-SKIP = frozenset({COMMA, STAMP, EOT})
+SKIP = frozenset({COMMA, EOT, *range(50363, 51864)})  # punctuation, specials, timestamps
 # "the cat sat on the mat and slept"
 THE, CAT, SAT, ON, MAT, AND, SLEPT, BAT, DOG = 100, 101, 102, 103, 104, 105, 106, 107, 108
 REFERENCE = [THE, CAT, SAT, ON, THE, MAT, AND, SLEPT]
+PREVIOUS = [STAMP, THE, CAT, SAT, COMMA, ON, THE, MAT, STAMP, STAMP, AND, SLEPT, STAMP]  # round 1's tokens
 
 
 def pruner(rematch: bool = True) -> Pruner:
-    return Pruner(list(REFERENCE), SKIP, rematch=rematch)
+    return Pruner(list(PREVIOUS), SKIP, rematch=rematch)
 
 
 def test_skip_tokens_are_specials_timestamps_punctuation_and_whitespace():
@@ -27,7 +28,8 @@ def test_skip_tokens_are_specials_timestamps_punctuation_and_whitespace():
 
 
 def test_reference_drops_punctuation_timestamps_and_specials():
-    assert reference_words([STAMP, THE, CAT, COMMA, SAT, STAMP, EOT], SKIP) == [THE, CAT, SAT]
+    assert pruner().reference == REFERENCE
+    assert Pruner([STAMP, THE, COMMA, EOT], SKIP).reference == [THE]
 
 
 def test_alignment_searches_the_first_word_and_skips_leading_timestamps():
@@ -116,3 +118,43 @@ def test_without_rematch_the_beam_stays_full(sampled):
     p = pruner(rematch=False)
     assert p.narrow_step(THE) and not p.narrow_step(BAT)
     assert not p.full_step(sampled)
+
+
+def test_no_draft_before_alignment():
+    p = pruner()
+    assert p.narrow_step(STAMP)
+    assert p.draft([STAMP]) == []
+
+
+def test_draft_continues_after_the_last_matched_word():
+    p = pruner()
+    for token in (STAMP, THE, CAT, SAT):
+        assert p.narrow_step(token)
+    assert p.draft([STAMP, THE, CAT, SAT]) == PREVIOUS[4:]  # the comma, then "on the mat ..."
+    assert p.narrow_step(COMMA)
+    assert p.draft([STAMP, THE, CAT, SAT, COMMA]) == PREVIOUS[5:]  # the comma was repeated
+
+
+def test_draft_jumps_to_the_next_word_when_punctuation_or_timestamps_differ():
+    p = pruner()
+    for token in (THE, CAT, SAT, ON, THE, MAT):
+        assert p.narrow_step(token)
+    assert p.draft([THE, CAT, SAT, ON, THE, MAT]) == PREVIOUS[8:]  # round 1's timestamp pair
+    drifted = STAMP + 1
+    assert p.narrow_step(drifted)
+    assert p.draft([THE, CAT, SAT, ON, THE, MAT, drifted]) == [AND, SLEPT, STAMP]
+
+
+def test_draft_ends_with_the_reference():
+    p = pruner()
+    for token in REFERENCE:
+        assert p.narrow_step(token)
+    assert p.draft(REFERENCE) == [STAMP]
+    assert p.draft(REFERENCE + [COMMA]) == []
+
+
+def test_accepts_does_not_change_state():
+    p = pruner()
+    assert not p.accepts(THE)  # not aligned yet
+    assert p.accepts(STAMP) and p.narrow_step(THE)
+    assert p.accepts(CAT) and not p.accepts(SAT) and p.position == 1

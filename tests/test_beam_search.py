@@ -1,5 +1,6 @@
-"""Beam search on MLX against openai-whisper's algorithm, greedy decoding and a cache recomputed from scratch,
-and beam pruning over two overlapping rounds of a real clip."""
+"""Beam search on MLX against openai-whisper's algorithm, greedy decoding and a cache recomputed from scratch;
+beam pruning and one-pass verification over two overlapping rounds of a real clip."""
+from dataclasses import replace
 from pathlib import Path
 
 import mlx.core as mx
@@ -34,8 +35,8 @@ def features(transcriber, clip):
 
 @pytest.fixture(scope="module")
 def short_features(transcriber, clip):
-    """Unpadded features (376 frames instead of 1500): the from-scratch reference stays fast."""
-    return Transcriber(transcriber.loaded, padding=Padding("none")).encode(clip).features
+    """Features with 1 s of zero padding (426 frames instead of 1500): the from-scratch reference stays fast."""
+    return Transcriber(transcriber.loaded, padding=Padding("zeros", 1.0)).encode(clip).features
 
 
 def words(text: str) -> list[str]:
@@ -146,6 +147,7 @@ def test_beam_search_matches_openai_algorithm(transcriber, short_features, beam_
 
 
 def test_timestamps_segments_and_prefix(transcriber, clip, features):
+    """Beam 5 through Transcriber (segments, timestamps); a forced prefix is decoded after, not returned."""
     tok = transcriber.tokenizer
     beam = Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=5))
     result = beam.transcribe(clip)
@@ -153,32 +155,60 @@ def test_timestamps_segments_and_prefix(transcriber, clip, features):
     assert words(" ".join(s.text for s in result.segments)) == words(SENTENCE)
     assert result.beam_widths and set(result.beam_widths) == {5}
     prefix = tok.encode(" Printing, then, for our purpose,")
-    forced = decode_beam(transcriber.model, tok, features, [], DecodeOptions(beam_size=5), prefix=[tok.timestamp_begin] + prefix)
-    assert tok.decode([t for t in forced.tokens if t < tok.eot]) == " may be considered as the art of making books by means of movable types."
+    forced = decode_beam(transcriber.model, tok, features, [], DecodeOptions(beam_size=5, with_timestamps=False), prefix=prefix)
+    assert tok.decode(forced.tokens) == " may be considered as the art of making books by means of movable types."
 
 
 def test_length_penalty_and_ranking_rules():
     assert length_normalized(-6.0, 3, None) == -2.0
     assert length_normalized(-6.0, 7, 1.0) == pytest.approx(-3.0)
-    # vocabulary of 5 with EOT = 4: the best continuation of row 0 ends, rows give 3 live candidates
+    # vocabulary of 5 with EOT = 4: row 0's best continuation ends; ranked by summed log-probability
+    # the live candidates interleave the two parents
     logprobs = np.log(np.array([[0.1, 0.2, 0.05, 0.05, 0.6], [0.5, 0.3, 0.1, 0.05, 0.05]]))
     live, sums, parents, finished = extend_beams([[7], [8]], [0.0, -1.0], logprobs, 3, eot=4)
     assert finished == {(7, 4): pytest.approx(np.log(0.6))}
-    assert live == [[7, 1], [7, 0], [8, 0]] and parents == [0, 0, 1]
-    assert sums == pytest.approx([np.log(0.2), np.log(0.1), -1.0 + np.log(0.5)])
+    assert live == [[7, 1], [8, 0], [8, 1]] and parents == [0, 1, 1]
+    assert sums == pytest.approx([np.log(0.2), -1.0 + np.log(0.5), -1.0 + np.log(0.3)])
 
 
-def test_pruning_rereads_the_previous_round_at_beam_one(transcriber, clip):
-    """Two overlapping rounds: [0, 6.5 s] then [0, 7.5 s] with round 1's tokens as the reference."""
-    options = DecodeOptions(beam_size=5, beam_pruning=True)
-    pruned = Transcriber(transcriber.loaded, decode=options)
-    first = pruned.transcribe(clip[: int(6.5 * 16000)])
-    assert set(first.beam_widths) == {5}  # no reference: full beam
-    second = pruned.transcribe(clip[: int(7.5 * 16000)], reference=first.tokens)
-    full = Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=5)).transcribe(clip[: int(7.5 * 16000)])
-    widths = second.beam_widths
+@pytest.fixture(scope="module")
+def two_rounds(transcriber, clip):
+    """Overlapping buffers [0, 6.5 s] and [0, 7.5 s]: round 1's beam-5 tokens and round 2's features."""
+    first = transcriber.encode(clip[: int(6.5 * 16000)]).features
+    tokens = decode_beam(transcriber.model, transcriber.tokenizer, first, [], DecodeOptions(beam_size=5)).tokens
+    return tokens, transcriber.encode(clip[: int(7.5 * 16000)]).features
+
+
+def test_pruning_rereads_the_previous_round_at_beam_one(transcriber, two_rounds):
+    reference, features = two_rounds
+    pruned = Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=5, beam_pruning=True))
+    assert set(pruned.decode(features, []).beam_widths) == {5}  # no reference: full beam
+    result = pruned.decode(features, [], reference=reference)
+    full = decode_beam(transcriber.model, transcriber.tokenizer, features, [], DecodeOptions(beam_size=5))
+    widths = result.beam_widths
     assert widths[0] == 1 and widths[-1] == 5
     reread = widths.index(5)  # steps before the first fallback re-read round 1 at beam 1
-    assert reread >= len(first.tokens) - 6
+    assert reread >= len(reference) - 6
     assert np.mean(widths) < 2.5
-    assert " ".join(s.text.strip() for s in second.segments) == " ".join(s.text.strip() for s in full.segments)
+    text = transcriber.tokenizer.decode([t for t in result.tokens if t < transcriber.tokenizer.eot])
+    assert words(text) == words(transcriber.tokenizer.decode([t for t in full.tokens if t < transcriber.tokenizer.eot]))
+
+
+@pytest.mark.parametrize("options", [DecodeOptions(), DecodeOptions(beam_size=5, beam_pruning=True)])
+def test_one_pass_verification_gives_the_same_tokens_in_fewer_passes(transcriber, two_rounds, options, monkeypatch):
+    reference, features = two_rounds
+    passes = []
+    forward = DecoderSession.forward
+    monkeypatch.setattr(DecoderSession, "forward", lambda self, tokens: passes.append(tokens.shape) or forward(self, tokens))
+    stepwise = decode_beam(transcriber.model, transcriber.tokenizer, features, [], options, reference=reference)
+    stepwise_passes = len(passes)
+    passes.clear()
+    verified = decode_beam(
+        transcriber.model, transcriber.tokenizer, features, [], replace(options, verify_reference=True), reference=reference
+    )
+    assert verified.tokens == stepwise.tokens
+    assert verified.beam_widths == stepwise.beam_widths
+    assert verified.sum_logprob == pytest.approx(stepwise.sum_logprob, abs=1e-3)
+    assert stepwise_passes == len(stepwise.beam_widths)  # prefill + one pass per step but the last
+    assert len(passes) <= stepwise_passes - len(reference) // 2
+    assert max(shape[1] for shape in passes[1:]) > 5  # a draft went through in one pass

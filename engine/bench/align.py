@@ -16,8 +16,9 @@ class Pair:
 def align(ref: list[str], hyp: list[str]) -> list[Pair]:
     """A minimal-cost alignment (substitution, deletion, insertion cost 1 each).
 
-    Among equally cheap paths, the backtrace prefers hits and substitutions over gaps, so that
-    words are paired whenever that costs nothing extra.
+    Among equally cheap alignments, the backtrace (from the end) prefers a hit, then a gap, then a
+    substitution: identical words are paired whenever that costs nothing extra, and a word is
+    paired with a different one only where no equally cheap alignment leaves it out.
     """
     n, m = len(ref), len(hyp)
     cost = [[i + j if i == 0 or j == 0 else 0 for j in range(m + 1)] for i in range(n + 1)]
@@ -28,15 +29,18 @@ def align(ref: list[str], hyp: list[str]) -> list[Pair]:
     pairs: list[Pair] = []
     i, j = n, m
     while i or j:
-        if i and j and cost[i][j] == cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]):
-            pairs.append(Pair(i - 1, j - 1, "hit" if ref[i - 1] == hyp[j - 1] else "sub"))
+        if i and j and ref[i - 1] == hyp[j - 1] and cost[i][j] == cost[i - 1][j - 1]:
+            pairs.append(Pair(i - 1, j - 1, "hit"))
             i, j = i - 1, j - 1
         elif i and cost[i][j] == cost[i - 1][j] + 1:
             pairs.append(Pair(i - 1, None, "del"))
             i -= 1
-        else:
+        elif j and cost[i][j] == cost[i][j - 1] + 1:
             pairs.append(Pair(None, j - 1, "ins"))
             j -= 1
+        else:
+            pairs.append(Pair(i - 1, j - 1, "sub"))
+            i, j = i - 1, j - 1
     return pairs[::-1]
 
 

@@ -101,8 +101,10 @@ def _run(args, reference_model: str) -> int:
         raise WhisperFlowError("no corpus manifest: give --manifest PATH (or run inside a folder below shared/corpus)")
     if args.resume and args.out is None:
         raise WhisperFlowError("--resume needs --out DIR (the run to continue)")
-    kinds = args.kind or (None if args.files else DEFAULT_KINDS)
-    entries = select(load_manifest(manifest), kinds, args.files)
+    available = load_manifest(manifest)
+    present = {e.kind for e in available}
+    kinds = args.kind or (None if args.files else [k for k in DEFAULT_KINDS if k in present] or None)
+    entries = select(available, kinds, args.files)
     configs = [parse_config(spec) for spec in args.configs]
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
@@ -113,14 +115,18 @@ def _run(args, reference_model: str) -> int:
     print(f"{len(entries)} files ({sum(e.duration_s for e in entries):.0f} s of audio), {len(configs)} configuration(s), "
           f"pace {args.pace}; word end times from forced alignment or offline {reference_model}; results in {out}",
           file=sys.stderr)
-    interrupted = False
+    interrupted, failure = False, None
     try:
         run_plan(plan, log)
     except KeyboardInterrupt:
         interrupted = True
-        print("\ninterrupted: reporting the finished results "
-              f"(continue with --out {out} --resume)", file=sys.stderr)
+        print(f"\ninterrupted: reporting the finished results (continue with the same command and --out {out} --resume)",
+              file=sys.stderr)
+    except WhisperFlowError as exc:
+        failure = exc
     table, written = write_report(log.records, out)
     print(table)
     print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    if failure is not None:
+        raise failure
     return 130 if interrupted else 0

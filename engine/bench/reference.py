@@ -57,6 +57,7 @@ class OfflineTranscripts:
     def __init__(self, directory: Path | None = None):
         self.directory = directory or cache_dir() / "bench-offline"
         self._models: dict = {}
+        self._weights: dict[str, str] = {}
 
     def _model(self, name: str):
         if name not in self._models:
@@ -65,9 +66,17 @@ class OfflineTranscripts:
             self._models[name] = load_model(name)
         return self._models[name]
 
+    def _weights_sha256(self, name: str) -> str:
+        """The prepared model's weights checksum (verified once), without loading the model."""
+        if name not in self._weights:
+            from ..model_store import prepare_model
+
+            self._weights[name] = json.loads((prepare_model(name) / "manifest.json").read_text())["sha256"]
+        return self._weights[name]
+
     def _cache_path(self, model_name: str, audio_path: Path) -> Path:
-        loaded = self._model(model_name)
-        key = hashlib.sha256(f"{loaded.weights_sha256}|{_file_sha256(audio_path)}|{OFFLINE_METHOD}".encode()).hexdigest()
+        weights = self._weights_sha256(model_name)
+        key = hashlib.sha256(f"{weights}|{_file_sha256(audio_path)}|{OFFLINE_METHOD}".encode()).hexdigest()
         return self.directory / f"{model_name.replace('/', '--')}-{key[:24]}.json"
 
     def words(self, model_name: str, audio_path: Path) -> list[Word]:

@@ -65,7 +65,7 @@ def _file_summary(r: dict) -> dict:
 
 def summarize_run(records: list[dict]) -> dict:
     """Every number of the run: per kind (and over all kinds), per configuration, and per file."""
-    meta = next((r for r in records if r["type"] == "meta"), {})
+    meta = next((r for r in reversed(records) if r["type"] == "meta"), {})  # the latest invocation's
     streams = [r for r in records if r["type"] == "stream"]
     offline = [r for r in records if r["type"] == "offline"]
     lower_is_measured = meta.get("pace") == "unaware"

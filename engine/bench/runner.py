@@ -79,8 +79,7 @@ def offline_pass(plan: BenchPlan, log: ResultsLog) -> dict[str, TimedReference]:
 
 def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
     """Everything the plan asks for that the log does not already hold."""
-    if not log.has(type="meta"):
-        log.append(meta_record(plan))
+    log.append(meta_record(plan))
     timed = offline_pass(plan, log)
     by_kind = [(kind, list(group)) for kind, group in groupby(sorted(plan.entries, key=lambda e: e.kind), key=lambda e: e.kind)]
     for config in plan.configs:

@@ -1,0 +1,125 @@
+"""`whisperflow encoder-bench`: the reference encoder against the fast CPU path, per block and whole.
+
+Both paths run on the same real speech (the bundled sample, repeated to length) with no
+padding, alternating run by run so a busy machine slows both alike. Times are the best of
+``--repeats`` runs, wall clock and this process's CPU time.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from .audio_io import load_audio
+from .blas import loaded_blas
+from .encoder_input import Padding, encoder_mel
+from .fast_encoder import encode, fast_block, fast_path_applies, fast_stem
+from .whisper_model import VarLenAudioEncoder, load_model
+
+SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "sample.wav"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Best wall and CPU seconds over the repeats."""
+
+    wall: float
+    cpu: float
+
+    def text(self) -> str:
+        return f"{self.wall * 1000:8.1f} ({self.cpu * 1000:7.1f})"
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """One part of the encoder at one input length: both paths' timings and how far apart their outputs are."""
+
+    seconds: float
+    part: str
+    reference: Timing
+    fast: Timing
+    max_abs_diff: float
+
+    @property
+    def speedup(self) -> float:
+        return self.reference.wall / self.fast.wall
+
+
+def _time_pair(reference: Callable[[], mx.array], fast: Callable[[], mx.array], repeats: int) -> tuple[Timing, Timing, float]:
+    """Best timings of two computations run alternately (after one warm-up each), and their outputs' max |diff|."""
+    ref_out, fast_out = np.array(reference()), np.array(fast())
+    best = {"reference": [np.inf, np.inf], "fast": [np.inf, np.inf]}
+    for _ in range(repeats):
+        for name, run in (("reference", reference), ("fast", fast)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            mx.eval(run())
+            best[name][0] = min(best[name][0], time.perf_counter() - wall)
+            best[name][1] = min(best[name][1], time.process_time() - cpu)
+    return Timing(*best["reference"]), Timing(*best["fast"]), float(np.abs(ref_out - fast_out).max())
+
+
+def reference_stem(encoder: VarLenAudioEncoder, mel: mx.array) -> mx.array:
+    x = nn.gelu(encoder.conv2(nn.gelu(encoder.conv1(mel))))
+    return x + encoder._positional_embedding[: x.shape[1]]
+
+
+def bench_length(encoder: VarLenAudioEncoder, audio: np.ndarray, seconds: float, n_mels: int, repeats: int) -> list[PartResult]:
+    """Stem, each block and the whole encoder on ``seconds`` of audio."""
+    reps = int(np.ceil(seconds * 16000 / len(audio)))
+    mel = encoder_mel(np.tile(audio, reps)[: int(seconds * 16000)], Padding("none"), n_mels)[None]
+    mx.eval(mel)
+    results = []
+
+    def add(part: str, reference, fast) -> None:
+        results.append(PartResult(seconds, part, *_time_pair(reference, fast, repeats)))
+
+    add("stem (convs)", lambda: reference_stem(encoder, mel), lambda: fast_stem(encoder, mel))
+    x = reference_stem(encoder, mel)
+    mx.eval(x)
+    for i, block in enumerate(encoder.blocks):
+        # mlx-whisper's block updates its input in place (x += …), so each run gets its own copy.
+        add(f"block {i}", lambda b=block, x=x: b(mx.array(x))[0], lambda b=block, x=x: fast_block(b, mx.array(x)))
+        x = block(mx.array(x))[0]
+        mx.eval(x)
+    add("encoder", lambda: VarLenAudioEncoder.__call__(encoder, mel), lambda: encode(encoder, mel))
+    return results
+
+
+def format_table(results: list[PartResult]) -> list[str]:
+    lines = [f"{'input':>6}  {'part':<13} {'reference ms (CPU)':>19}  {'fast ms (CPU)':>19}  {'speed-up':>8}  {'max |diff|':>10}"]
+    for r in results:
+        lines.append(f"{r.seconds:5g}s  {r.part:<13} {r.reference.text():>19}  {r.fast.text():>19}  "
+                     f"{r.speedup:7.2f}x  {r.max_abs_diff:10.2e}")
+    return lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="whisperflow encoder-bench", description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="tiny.en")
+    p.add_argument("--seconds", type=float, nargs="+", default=[5.0, 10.0, 30.0], help="input lengths (at most 30)")
+    p.add_argument("--repeats", type=int, default=5, help="runs per path; the best counts")
+    p.add_argument("--audio", type=Path, default=SAMPLE, help="speech to encode (repeated to length)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if any(not 0 < s <= 30 for s in args.seconds):
+        raise SystemExit("encoder-bench: --seconds must be between 0 and 30")
+    loaded = load_model(args.model)
+    audio = load_audio(args.audio)
+    probe = mx.zeros((1, 2, loaded.dims.n_mels), loaded.dtype)
+    print(f"encoder of {loaded.name} on {mx.default_device()}, {loaded_blas()}; best of {args.repeats}, wall ms (CPU ms)")
+    if not fast_path_applies(probe):
+        print("the fast path applies to float32 on the CPU only; here both columns run the reference encoder")
+    results = []
+    for seconds in args.seconds:
+        results += bench_length(loaded.model.encoder, audio, seconds, loaded.dims.n_mels, args.repeats)
+    print("\n".join(format_table(results)))
+    return 0
