@@ -13,6 +13,7 @@ from engine.errors import WhisperFlowError
 from engine.model_store import prepare_model
 from engine.whisper_model import load_model_dir
 
+from .mlx_thread import own_stream
 from .model_worker import ModelCache
 from .threads import start_on_thread
 
@@ -46,13 +47,14 @@ class CalibrationWorker(QObject):
     @Slot()
     def run(self) -> None:
         try:
-            loaded = self.cache.get(self.model)
-            if loaded is None:
-                self.progress.emit(0.0, f"Preparing {self.model}…")
-                loaded = load_model_dir(prepare_model(self.model), self.model)
-                self.cache.put(loaded)
-            outcome = profiler_module().calibrate(loaded, progress=lambda f, text: self.progress.emit(f, text),
-                                                  cancelled=self._cancel.is_set)
+            with own_stream():
+                loaded = self.cache.get(self.model)
+                if loaded is None:
+                    self.progress.emit(0.0, f"Preparing {self.model}…")
+                    loaded = load_model_dir(prepare_model(self.model), self.model)
+                    self.cache.put(loaded)
+                outcome = profiler_module().calibrate(loaded, progress=lambda f, text: self.progress.emit(f, text),
+                                                      cancelled=self._cancel.is_set)
             if self._cancel.is_set():
                 self.failed.emit("Calibration cancelled; the previous profile is kept.")
             else:

@@ -1,24 +1,43 @@
 """Prepare (convert or download once) and load a model off the GUI thread, reporting progress."""
 from __future__ import annotations
 
+import mlx.core as mx
 from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.errors import WhisperFlowError
 from engine.model_store import prepare_model
 from engine.whisper_model import LoadedModel, load_model_dir
 
+from .mlx_thread import own_stream
+
+
+
+def materialize(loaded: LoadedModel) -> None:
+    """Evaluate the model's lazy constant arrays on the thread that created them.
+
+    mlx-whisper keeps the encoder's positional embedding and the decoder's causal mask as plain (not
+    parameter) attributes, so they stay lazy after loading, bound to the creating thread's stream; another
+    thread evaluating them fails with "There is no Stream(cpu, 0) in current thread".
+    """
+    mx.eval(loaded.model.encoder._positional_embedding, loaded.model.decoder._mask)
 
 
 class ModelCache:
-    """Loaded models by name, so a model is loaded once per run (tests hand in one already loaded)."""
+    """Loaded models by name, so a model is loaded once per run (tests hand in one already loaded).
+
+    Models must be added on the thread that loaded them (see materialize).
+    """
 
     def __init__(self, *preloaded: LoadedModel):
+        for loaded in preloaded:
+            materialize(loaded)
         self._models = {m.name: m for m in preloaded}
 
     def get(self, name: str) -> LoadedModel | None:
         return self._models.get(name)
 
     def put(self, loaded: LoadedModel) -> None:
+        materialize(loaded)
         self._models[loaded.name] = loaded
 
 
@@ -42,8 +61,9 @@ class ModelWorker(QObject):
             if model is None:
                 path = prepare_model(self.name, lambda stage, fraction: self.progress.emit(stage, fraction))
                 self.progress.emit("loading", 1.0)
-                model = load_model_dir(path, self.name)
-                self.cache.put(model)
+                with own_stream():
+                    model = load_model_dir(path, self.name)
+                    self.cache.put(model)
             self.progress.emit("ready", 1.0)
             self.loaded.emit(model)
         except WhisperFlowError as exc:

@@ -20,6 +20,7 @@ from engine.stream_runner import run_stream
 from engine.whisper_model import LoadedModel
 
 from .metered_source import MeteredSource
+from .mlx_thread import own_stream
 
 
 class WordSink(Protocol):
@@ -63,13 +64,17 @@ class StreamWorker(QObject):
     @Slot()
     def run(self) -> None:
         done = None
+        print('RUN START', flush=True)
         try:
-            processor, notices = build_processor(self.loaded, self.config)
-            for text in notices:
-                self.notice.emit(text)
-            source = MeteredSource(self.open_source(), self.level.emit)
-            done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
-                              on_update=self._deliver, stop=self.stop_event, notices=notices)
+            with own_stream():
+                print('IN STREAM', flush=True)
+                processor, notices = build_processor(self.loaded, self.config)
+                print('BUILT', flush=True)
+                for text in notices:
+                    self.notice.emit(text)
+                source = MeteredSource(self.open_source(), self.level.emit)
+                done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
+                                  on_update=self._deliver, stop=self.stop_event, notices=notices)
         except WhisperFlowError as exc:
             self.failed.emit(str(exc))
         except OSError as exc:

@@ -24,6 +24,9 @@ accepted at once (speculative decoding with the previous round as the draft). Th
 differs is decoded normally, so the output is greedy's own; only rounding differs (one batched
 pass instead of single steps). It applies to beam-1 steps: with beam_size 1 or with beam pruning.
 
+End-of-buffer stop (options.stop_at_first_eot): the round ends as soon as any hypothesis emits EOT,
+and the answer is among the finished ones, instead of waiting for round(beam_size * patience).
+
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 """
 from __future__ import annotations
@@ -101,7 +104,7 @@ class _BeamDecoder:
         self.widths.append(len(self.beams))
         for sequence in sorted(newly, key=newly.get, reverse=True)[: max(0, max_finished - len(self.finished))]:
             self.finished[sequence] = newly[sequence]
-        self.done = len(self.finished) >= max_finished
+        self.done = len(self.finished) >= max_finished or bool(self.options.stop_at_first_eot and self.finished)
         return parents
 
     def collapse(self, parents: list[int]) -> list[int]:
@@ -110,8 +113,10 @@ class _BeamDecoder:
         return parents[:1]
 
     def result(self, no_speech: float) -> DecodeResult:
+        """The best finished sequence (topped up with live ones, as openai-whisper does, unless the
+        round stopped at its first EOT)."""
         for j in np.argsort(self.sums)[::-1]:
-            if len(self.finished) >= self.options.beam_size:
+            if len(self.finished) >= self.options.beam_size or self.options.stop_at_first_eot and self.finished:
                 break
             self.finished[(*self.beams[j], self.eot)] = self.sums[j]
         candidates = list(self.finished.items())

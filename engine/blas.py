@@ -63,10 +63,10 @@ def loaded_blas() -> str:
 
 
 def set_blas_threads(n: int) -> bool:
-    """Set OpenBLAS's thread count (process-wide); False where the BLAS cannot be told (Accelerate)."""
-    if not _loaded or n <= 0:
+    """Set OpenBLAS's thread count process-wide (0: one per core); False where the BLAS cannot be told."""
+    if not _loaded:
         return False
-    ctypes.CDLL(_loaded).openblas_set_num_threads(int(n))
+    ctypes.CDLL(_loaded).openblas_set_num_threads(int(n) if n > 0 else os.cpu_count() or 1)
     return True
 
 

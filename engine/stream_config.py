@@ -4,18 +4,21 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .asr import Transcriber
+from .blas import set_blas_threads
 from .decoding import DecodeOptions
 from .encoder_input import PAD30
 from .model_store import DEFAULT_MODEL
+from .profile_store import Allocation, load_profile
 from .streaming import OnlineProcessor
 from .whisper_model import LoadedModel
 
 PACES = ("realtime", "fast", "unaware")
 
-# What each policy turns on; explicit flags override.
+# What each policy turns on; explicit flags override. The baseline is Whisper-Streaming:
+# padded to 30 s, beam 5, serial. `flow` turns on every technique that helps.
 POLICIES: dict[str, dict] = {
-    "baseline": dict(hush=False, beam_size=1, beam_pruning=False, pipeline=False),
-    "flow": dict(hush=True, beam_size=1, beam_pruning=False, pipeline=False),
+    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, pipeline=False),
+    "flow": dict(hush=True, beam_size=5, beam_pruning=True, pipeline=True),
 }
 
 
@@ -32,6 +35,7 @@ class StreamConfig:
     beam_size: int | None = None
     beam_pruning: bool | None = None
     pipeline: bool | None = None
+    allocation: Allocation | None = None  # None: the calibrated profile (pipeline only)
 
     def resolved(self) -> "StreamConfig":
         if self.policy not in POLICIES:
@@ -40,19 +44,38 @@ class StreamConfig:
         return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
 
 
+def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
+    """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only)."""
+    if not config.pipeline:
+        return config.allocation if config.allocation and not config.allocation.pipeline else Allocation(False)
+    if config.allocation is not None:
+        return config.allocation
+    profile = load_profile(config.model)
+    if profile is None:
+        notices.append(f"no calibration profile for {config.model} on this machine: running without pipelining "
+                       "(run `whisperflow calibrate`)")
+        return Allocation(False)
+    return profile.allocation
+
+
 def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlineProcessor, list[str]]:
     """The streaming processor for config, and notices for the person (e.g. a missing hush word)."""
     config = config.resolved()
     notices: list[str] = []
     padding = PAD30
     if config.hush:
-        from .hush_word import hush_padding
+        from .hush_word import hush_choice
 
-        hush = hush_padding(loaded)
-        if hush is None:
-            notices.append(f"no hush word for {loaded.name}: padding each round to 30 s instead")
-        else:
-            padding = hush
-    decode = DecodeOptions(beam_size=config.beam_size or 1)
+        choice = hush_choice(loaded)
+        padding = choice.padding
+        if padding is PAD30:
+            notices.append(choice.note)
+    decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning))
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
+    allocation = choose_allocation(config, notices)
+    set_blas_threads(allocation.blas_threads)
+    if allocation.pipeline:
+        from .pipeline import PipelinedProcessor
+
+        return PipelinedProcessor(transcriber, allocation, buffer_trimming_s=config.buffer_trimming_s), notices
     return OnlineProcessor(transcriber, buffer_trimming_s=config.buffer_trimming_s), notices

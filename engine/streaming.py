@@ -90,17 +90,25 @@ class OnlineProcessor:
             return []
         self._keep_within_encoder_window()
         result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
+        return self._apply(result, self.buffer_offset)
+
+    def _apply(self, result: RoundResult, offset: float) -> list[Word]:
+        """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
         self.last_tokens = result.tokens
         self.stats.add(result, self.transcriber.decode_options.beam_size)
-        self.hypothesis.insert([Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()], self.buffer_offset)
+        words = [Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()]
+        self.hypothesis.insert(words, offset)
         confirmed = self.hypothesis.flush()
         self.committed.extend(confirmed)
         if self.buffer_s > self.buffer_trimming_s:
-            self._trim_at_completed_segment(result)
+            self._trim_at_completed_segment(result, offset)
         return confirmed
 
     def tentative(self) -> list[Word]:
         return self.hypothesis.tentative()
+
+    def close(self) -> None:
+        """Release what the processor holds (threads, for the pipelined one)."""
 
     def finish(self) -> list[Word]:
         """Flush the unconfirmed tail at the end of the stream."""
@@ -111,17 +119,17 @@ class OnlineProcessor:
         self.audio_buffer = np.zeros(0, np.float32)
         return rest
 
-    def _trim_at_completed_segment(self, result: RoundResult) -> None:
+    def _trim_at_completed_segment(self, result: RoundResult, offset: float) -> None:
         """Cut the buffer at the end of the last segment that ends before the last confirmed word."""
         if not self.committed or len(result.segments) < 2:
             return
         ends = [s.end for s in result.segments]
         last = self.committed[-1].end
-        cut = ends[-2] + self.buffer_offset
+        cut = ends[-2] + offset
         while len(ends) > 2 and cut > last:
             ends.pop()
-            cut = ends[-2] + self.buffer_offset
-        if cut <= last:
+            cut = ends[-2] + offset
+        if self.buffer_offset < cut <= last:
             self._chunk_at(cut)
 
     def _keep_within_encoder_window(self) -> None:

@@ -88,6 +88,7 @@ def _run_app() -> int:
 
 
 def main(argv: list[str]) -> int:
+    argv = [a for a in argv if not a.startswith("-psn_")]  # older macOS Finder launches add a process serial number
     _use_bundled_openblas()
     import engine  # noqa: F401  (loads OpenBLAS before MLX)
 

@@ -31,8 +31,9 @@ class PowerUnavailable(WhisperFlowError):
 @dataclass(frozen=True)
 class PowerReading:
     """One reading. ``watts``: mean power since the meter's previous reading (counter
-    meters) or the instantaneous draw (sampled meters). ``joules_total``: the energy
-    counter, for meters that have one."""
+    meters) or the instantaneous draw (sampled meters). ``joules_total``: the meter's
+    running energy count (its zero is arbitrary: difference two readings), for meters
+    that count energy."""
 
     watts: float
     joules_total: float | None
