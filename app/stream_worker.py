@@ -52,6 +52,7 @@ class StreamWorker(QObject):
         self._disk_full_told = False
 
     def _deliver(self, update: StreamUpdate) -> None:
+        print('DELIVER', update.clock, update.round_s, len(update.confirmed), flush=True)
         if update.confirmed and self.journal is not None:
             try:
                 self.journal.append(update.confirmed)
@@ -84,6 +85,7 @@ class StreamWorker(QObject):
             self.failed.emit(f"Captioning stopped by an unexpected error ({exc!r}). "
                              "Everything confirmed before this is kept.")
         finally:
+            print('FINALLY', flush=True)
             self._close_journal()
             self.finished.emit(done)
 

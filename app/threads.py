@@ -3,7 +3,7 @@ and the thread quits once the worker emits `finished`. The worker is kept alive 
 has ended; the thread object stays with its parent, so callers can always `wait()` on it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread
+from PySide6.QtCore import QObject, Qt, QThread
 
 _running: set[QObject] = set()  # workers whose thread has not ended yet (Python would free them otherwise)
 
@@ -13,7 +13,7 @@ def start_on_thread(worker: QObject, parent: QObject | None = None) -> QThread:
     thread = QThread(parent)
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
-    worker.finished.connect(thread.quit)
+    worker.finished.connect(thread.quit, Qt.DirectConnection)  # also while the GUI thread waits on it
     _running.add(worker)
     thread.finished.connect(lambda: _running.discard(worker))
     thread.start()

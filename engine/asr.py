@@ -9,7 +9,7 @@ import numpy as np
 from mlx_whisper.audio import HOP_LENGTH, SAMPLE_RATE
 from mlx_whisper.timing import add_word_timestamps
 
-from .beam_search import decode_beam
+from .beam_search import decode_beam, iter_decode_beam
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
@@ -122,6 +122,10 @@ class Transcriber:
 
     def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None) -> DecodeResult:
         return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
+
+    def decode_steps(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None):
+        """The same decoding as a generator pausing after the prefill and each step; returns the result."""
+        return iter_decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []

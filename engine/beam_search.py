@@ -31,7 +31,7 @@ Beam widths: each decoding step records the beam it keeps (1 for a pruned step, 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 
 import mlx.core as mx
 import numpy as np
@@ -139,12 +139,32 @@ def decode_beam(
     """Beam search after the prompt (previous text) and a forced prefix of the output (not returned).
     With a reference (the previous round's tokens): beam pruning when options.beam_pruning, one-pass
     verification of beam-1 steps when options.verify_reference."""
+    steps = iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def iter_decode_beam(
+    model,
+    tokenizer: Tokenizer,
+    features: mx.array,
+    prompt: list[int],
+    options: DecodeOptions,
+    reference: list[int] | None = None,
+    prefix: Sequence[int] = (),
+) -> Generator[None, None, DecodeResult]:
+    """decode_beam as a generator that pauses after the prompt prefill and after every decoding
+    step, so that a round can be handed from one executor thread to another (engine.pipeline)."""
     start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps) + list(prefix)
     rules = make_rules(model, tokenizer, len(start), options, features.shape[1])
     session = DecoderSession(model, features)
     logits = session.forward(mx.array([start]))
     no_speech = no_speech_probability(logits, tokenizer, start.index(tokenizer.sot))
     rows = np.array(logits[:, -1].astype(mx.float32))
+    yield
 
     pruner = None
     if reference is not None and (options.beam_pruning or options.verify_reference and options.beam_size == 1):
@@ -174,6 +194,7 @@ def decode_beam(
         session.reorder(parents)
         logits = session.forward(mx.array([[sequence[-1]] for sequence in decoder.beams]))
         rows = np.array(logits[:, -1].astype(mx.float32))
+        yield
     return decoder.result(no_speech)
 
 

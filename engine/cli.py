@@ -6,6 +6,7 @@ import importlib
 import signal
 import sys
 import threading
+from pathlib import Path
 from contextlib import nullcontext
 
 from .errors import WhisperFlowError
@@ -175,6 +176,28 @@ def cmd_doctor(_args) -> int:
 COMMAND_MODULES: tuple[str, ...] = ("engine.bench.cli",)
 
 
+def cmd_calibrate(args) -> int:
+    from tqdm import tqdm
+
+    from .profiler import calibrate, candidate_allocations, plot, table
+    from .whisper_model import load_model
+
+    loaded = load_model(args.model)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    allocations = candidate_allocations()
+    with tqdm(total=len(allocations), desc="calibrating", unit="allocation") as bar:
+        profile = calibrate(loaded, allocations=allocations, cancel=stop, progress=lambda i, n, row: bar.update(i - bar.n))
+    if profile is None:
+        print("calibration cancelled; the previous profile (if any) is kept", file=sys.stderr)
+        return 130
+    print(table(profile))
+    if args.png:
+        print(f"plot: {plot(profile, Path(args.png))}", file=sys.stderr)
+    print(f"chosen: {profile.allocation.label()}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whisperflow", description="On-device live captions with Whisper on MLX.")
     sub = parser.add_subparsers(dest="command")
@@ -199,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
         msub.add_parser(action).add_argument("name")
     p.set_defaults(func=cmd_models, action="list")
     sub.add_parser("devices", help="list audio inputs").set_defaults(func=cmd_devices)
+    p = sub.add_parser("calibrate", help="measure every thread allocation on the bundled sample and save the best")
+    p.add_argument("--model", default=DEFAULT_MODEL)
+    p.add_argument("--png", metavar="PATH", help="also save the result as a bar chart")
+    p.set_defaults(func=cmd_calibrate)
     sub.add_parser("doctor", help="backend, device, BLAS speed, power meter").set_defaults(func=cmd_doctor)
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(sub)

@@ -9,7 +9,7 @@ max-subtracted softmax in float32. Only the order changes: rows are normalised a
 the weighted sum, and long inputs run attention a block of query rows at a time. On a
 GPU, or with float16 weights, the reference encoder runs unchanged.
 
-``encode(model.encoder, mel)`` is a function, not a replacement encoder class, because
+``fast_encode(model.encoder, mel)`` is a function, not a replacement encoder class, because
 the same loaded model is also differentiated (hush-word training), which needs the
 reference path.
 
@@ -90,7 +90,7 @@ def fast_block(block, x: mx.array) -> mx.array:
 
 
 def fast_stem(encoder: VarLenAudioEncoder, mel: mx.array) -> mx.array:
-    """The two convolutions with GELU, plus the positional embedding: the first blocks' input."""
+    """The two convolutions with GELU, plus the positional embedding: the first block's input."""
     x = gelu_in_place(encoder.conv1(mel))
     x = gelu_in_place(encoder.conv2(x))
     n_ctx = x.shape[1]
@@ -104,7 +104,7 @@ def fast_path_applies(mel: mx.array) -> bool:
     return mx.default_device() == mx.cpu and mel.dtype == mx.float32
 
 
-def encode(encoder: VarLenAudioEncoder, mel: mx.array) -> mx.array:
+def fast_encode(encoder: VarLenAudioEncoder, mel: mx.array) -> mx.array:
     """The encoder's output for mel (B, n_frames, n_mels): the fast path on the CPU, else ``encoder(mel)``.
 
     For inference only: the numpy steps are invisible to mx.grad and mx.compile, so anything

@@ -46,6 +46,7 @@ class StreamConfig:
 
 def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
     """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only)."""
+    config = config.resolved()
     if not config.pipeline:
         return config.allocation if config.allocation and not config.allocation.pipeline else Allocation(False)
     if config.allocation is not None:

@@ -24,6 +24,24 @@ def _use_bundled_openblas() -> None:
             os.environ["WHISPERFLOW_OPENBLAS"] = found[0]
 
 
+def _use_bundled_portaudio() -> None:
+    """sounddevice looks PortAudio up with ctypes.util.find_library, which on Linux asks only the system (ldconfig,
+    gcc, ld), never the bundle: keep the system's copy first, and fall back to the one the Linux bundle ships."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    bundled = sorted(glob.glob(os.path.join(bundle, "libportaudio.so*"))) if bundle else []
+    if not bundled:
+        return
+    import ctypes.util
+
+    system_find = ctypes.util.find_library
+
+    def find_library(name: str) -> str | None:
+        found = system_find(name)
+        return bundled[0] if found is None and name == "portaudio" else found
+
+    ctypes.util.find_library = find_library
+
+
 def _bundled(module: str) -> bool:
     import importlib.util
 
@@ -90,6 +108,7 @@ def _run_app() -> int:
 def main(argv: list[str]) -> int:
     argv = [a for a in argv if not a.startswith("-psn_")]  # older macOS Finder launches add a process serial number
     _use_bundled_openblas()
+    _use_bundled_portaudio()
     import engine  # noqa: F401  (loads OpenBLAS before MLX)
 
     if argv == ["--selftest"]:

@@ -10,8 +10,9 @@ from mlx.utils import tree_flatten, tree_map
 
 from engine.audio_io import load_audio
 from engine.decoding import DecodeOptions, decode_greedy
+from engine.encoder_bench import main as encoder_bench
 from engine.encoder_input import PAD30, Padding, encoder_mel
-from engine.fast_encoder import encode
+from engine.fast_encoder import fast_encode
 from engine.whisper_model import VarLenAudioEncoder
 
 DATA = Path(__file__).parent / "data"
@@ -32,7 +33,7 @@ def padded_features(tiny_model, speech):
     """Reference and fast features of the clip padded to 30 s, Whisper's usual input."""
     encoder = tiny_model.model.encoder
     mel = mel_for(speech, None, PAD30)
-    return encoder(mel), encode(encoder, mel)
+    return encoder(mel), fast_encode(encoder, mel)
 
 
 def assert_close(fast: mx.array, reference: mx.array) -> None:
@@ -45,7 +46,7 @@ def assert_close(fast: mx.array, reference: mx.array) -> None:
 def test_outputs_match_the_reference_encoder(tiny_model, speech, seconds):
     encoder = tiny_model.model.encoder
     mel = mel_for(speech, seconds)
-    assert_close(encode(encoder, mel), encoder(mel))
+    assert_close(fast_encode(encoder, mel), encoder(mel))
 
 
 def test_padded_to_30_s_matches_and_transcribes_the_same(tiny_model, padded_features):
@@ -66,7 +67,7 @@ def test_as_close_to_float64_as_the_reference(tiny_model, speech):
     exact._positional_embedding = encoder._positional_embedding.astype(mx.float64)
     truth = np.array(VarLenAudioEncoder.__call__(exact, mel.astype(mx.float64)))
     reference_error = np.abs(np.array(encoder(mel)) - truth)
-    fast_error = np.abs(np.array(encode(encoder, mel)) - truth)
+    fast_error = np.abs(np.array(fast_encode(encoder, mel)) - truth)
     assert fast_error.mean() <= 1.5 * reference_error.mean(), (fast_error.mean(), reference_error.mean())
     assert fast_error.max() <= 4 * reference_error.max(), (fast_error.max(), reference_error.max())
 
@@ -74,9 +75,9 @@ def test_as_close_to_float64_as_the_reference(tiny_model, speech):
 def test_batch_rows_are_encoded_independently(tiny_model, speech):
     encoder = tiny_model.model.encoder
     first, second = mel_for(speech, 3.0), mel_for(speech[16000:], 3.0)
-    both = np.array(encode(encoder, mx.concatenate([first, second])))
-    assert np.abs(both[0] - np.array(encode(encoder, first))[0]).max() < 1e-5
-    assert np.abs(both[1] - np.array(encode(encoder, second))[0]).max() < 1e-5
+    both = np.array(fast_encode(encoder, mx.concatenate([first, second])))
+    assert np.abs(both[0] - np.array(fast_encode(encoder, first))[0]).max() < 1e-5
+    assert np.abs(both[1] - np.array(fast_encode(encoder, second))[0]).max() < 1e-5
 
 
 def test_in_place_steps_leave_weights_and_input_alone(tiny_model, speech):
@@ -84,8 +85,8 @@ def test_in_place_steps_leave_weights_and_input_alone(tiny_model, speech):
     mel = mel_for(speech, 4.0)
     mel_before = np.array(mel)
     weights_before = {k: np.array(v) for k, v in tree_flatten(encoder.parameters())}
-    first = np.array(encode(encoder, mel))
-    assert np.array_equal(np.array(encode(encoder, mel)), first)
+    first = np.array(fast_encode(encoder, mel))
+    assert np.array_equal(np.array(fast_encode(encoder, mel)), first)
     assert np.array_equal(np.array(mel), mel_before)
     assert all(np.array_equal(np.array(v), weights_before[k]) for k, v in tree_flatten(encoder.parameters()))
 
@@ -93,7 +94,7 @@ def test_in_place_steps_leave_weights_and_input_alone(tiny_model, speech):
 def test_other_dtypes_take_the_reference_path(tiny_model, speech):
     encoder = tiny_model.model.encoder
     mel16 = mel_for(speech, 2.0).astype(mx.float16)
-    assert np.array_equal(np.array(encode(encoder, mel16)), np.array(encoder(mel16)))
+    assert np.array_equal(np.array(fast_encode(encoder, mel16)), np.array(encoder(mel16)))
 
 
 def test_uses_less_cpu_than_the_reference(tiny_model, speech):
@@ -101,8 +102,16 @@ def test_uses_less_cpu_than_the_reference(tiny_model, speech):
     mel = mel_for(np.tile(speech, 2), 10.0)
     best = {"reference": np.inf, "fast": np.inf}
     for _ in range(3):
-        for name, run in (("reference", lambda: encoder(mel)), ("fast", lambda: encode(encoder, mel))):
+        for name, run in (("reference", lambda: encoder(mel)), ("fast", lambda: fast_encode(encoder, mel))):
             start = time.process_time()
             mx.eval(run())
             best[name] = min(best[name], time.process_time() - start)
     assert best["fast"] < 0.8 * best["reference"], best
+
+
+def test_encoder_bench_reports_each_part(tiny_model, capsys):
+    assert encoder_bench(["--seconds", "1", "--repeats", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    parts = [line.split()[1] for line in lines[2:]]
+    assert parts == ["stem", "block", "block", "block", "block", "encoder"]
+    assert all(float(line.split()[-1]) < 1e-4 for line in lines[2:])  # max relative diff

@@ -22,7 +22,7 @@ class CpuTimeEstimateMeter(CounterMeter):
         super().__init__()
         self.watts_per_core = watts_per_core
         self.process = process or psutil.Process()
-        self.source = f"estimate from process CPU time × {watts_per_core:g} W per busy core"
+        self.source = f"estimate from this process's CPU time × {watts_per_core:g} W per busy core"
 
     def energy_joules(self) -> float:
         times = self.process.cpu_times()

@@ -59,7 +59,8 @@ def run_powermetrics(interval_ms: int = 250) -> str:
         raise PowerUnavailable("macOS powermetrics: needs root (run WhisperFlow with sudo to use it)")
     command = powermetrics_command(interval_ms)
     try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=10 + interval_ms / 1000, check=True).stdout
+        done = subprocess.run(command, capture_output=True, text=True, timeout=10 + interval_ms / 1000, check=True)
+        return done.stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise PowerUnavailable(f"macOS powermetrics: `{' '.join(command)}` failed ({exc})") from exc
 

@@ -78,7 +78,7 @@ class PowerMeter(ABC):
 
     def describe(self) -> str:
         kind = "estimated" if self.estimated else "measured"
-        return f"{self.source}: covers {COVERS_TEXT[self.covers]}, {kind}"
+        return f"{self.source} — covers {COVERS_TEXT[self.covers]}, {kind}"
 
     def start(self, period_s: float = 0.5) -> EnergyInterval:
         """Begin measuring energy; call ``stop()`` on the result."""
