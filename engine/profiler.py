@@ -48,7 +48,7 @@ def measure(loaded: LoadedModel, allocation: Allocation, sample: Path, reference
     """Stream the sample once under allocation, at real-time pace."""
     from .power import default_meter
 
-    config = StreamConfig(model=loaded.name, policy="flow", pipeline=allocation.pipeline, allocation=allocation)
+    config = StreamConfig.for_allocation(allocation, model=loaded.name, policy="flow")
     processor, _ = build_processor(loaded, config)
     events: list[WordEvent] = []
     interval = default_meter().start()

@@ -35,7 +35,21 @@ class StreamConfig:
     beam_size: int | None = None
     beam_pruning: bool | None = None
     pipeline: bool | None = None
-    allocation: Allocation | None = None  # None: the calibrated profile (pipeline only)
+    # An explicit thread allocation; all None: the calibrated profile (see engine.profile_store.Allocation)
+    blas_threads: int | None = None
+    handoff_tokens: int | None = None
+    decoder_device: str | None = None
+
+    @classmethod
+    def for_allocation(cls, allocation: Allocation, **kwargs) -> "StreamConfig":
+        return cls(pipeline=allocation.pipeline, blas_threads=allocation.blas_threads,
+                   handoff_tokens=allocation.handoff_tokens, decoder_device=allocation.decoder, **kwargs)
+
+    def explicit_allocation(self) -> Allocation | None:
+        if self.blas_threads is None and self.handoff_tokens is None and self.decoder_device is None:
+            return None
+        return Allocation(bool(self.pipeline), self.blas_threads or 0, self.handoff_tokens or 0,
+                          self.decoder_device or "cpu")
 
     def resolved(self) -> "StreamConfig":
         if self.policy not in POLICIES:
@@ -47,10 +61,9 @@ class StreamConfig:
 def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
     """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only)."""
     config = config.resolved()
-    if not config.pipeline:
-        return config.allocation if config.allocation and not config.allocation.pipeline else Allocation(False)
-    if config.allocation is not None:
-        return config.allocation
+    explicit = config.explicit_allocation()
+    if not config.pipeline or explicit is not None:
+        return explicit or Allocation(False)
     profile = load_profile(config.model)
     if profile is None:
         notices.append(f"no calibration profile for {config.model} on this machine: running without pipelining "

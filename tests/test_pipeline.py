@@ -17,7 +17,7 @@ SHORT = Path(__file__).parent / "data" / "LJ001-0008.wav"
 
 
 def confirmed_words(loaded, allocation):
-    config = StreamConfig(policy="flow", hush=False, pipeline=allocation.pipeline, allocation=allocation)
+    config = StreamConfig.for_allocation(allocation, policy="flow", hush=False)
     processor, _ = build_processor(loaded, config)
     words = []
     try:
@@ -39,7 +39,7 @@ def test_pipeline_confirms_the_same_words_as_the_serial_loop(tiny_model):
 
 
 def test_stop_mid_stream_joins_every_thread(tiny_model):
-    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=True, allocation=Allocation(True, 0, 2)))
+    processor, _ = build_processor(tiny_model, StreamConfig.for_allocation(Allocation(True, 0, 2), policy="flow"))
     stop = threading.Event()
     updates = []
 

@@ -13,13 +13,15 @@ from ..stream_config import POLICIES, StreamConfig
 
 # Short names accepted in specs, for StreamConfig fields.
 ALIASES = {"min_chunk": "min_chunk_s", "chunk": "min_chunk_s", "beam": "beam_size",
-           "pruning": "beam_pruning", "trim": "buffer_trimming_s"}
+           "pruning": "beam_pruning", "trim": "buffer_trimming_s", "threads": "blas_threads",
+           "handoff": "handoff_tokens"}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 SYNTAX_HELP = (
     "POLICY[+FLAG...][:KEY=VALUE,...]; POLICY is one of " + ", ".join(POLICIES)
     + "; FLAG is hush, pruning or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
-    " or pipeline (on/off). Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base"
+    " or pipeline (on/off), threads and handoff (an explicit thread allocation instead of the calibrated one)."
+    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8"
 )
 
 
