@@ -11,6 +11,7 @@ from mlx_whisper.timing import add_word_timestamps
 
 from .beam_search import decode_beam, iter_decode_beam
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult
+from .fast_encoder import fast_encode
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
 from .words import Word
@@ -116,7 +117,7 @@ class Transcriber:
         t0 = time.perf_counter()
         audio = audio[: max_audio_samples(self.padding)]
         mel = encoder_mel(audio, self.padding, self.model.dims.n_mels).astype(self.loaded.dtype)
-        features = self.model.encoder(mel[None])
+        features = fast_encode(self.model.encoder, mel[None])
         mx.eval(features)
         return Encoded(mel, features, len(audio), time.perf_counter() - t0)
 

@@ -172,6 +172,11 @@ def cmd_doctor(_args) -> int:
     return 0
 
 
+# Subcommands with their own parser: module main(argv), and a line of help.
+DELEGATED = {
+    "encoder-bench": ("engine.encoder_bench", "encoder time per block and in all, reference vs fast path"),
+    "padding-study": ("engine.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
+}
 # Modules that add their own subcommands through register(subparsers).
 COMMAND_MODULES: tuple[str, ...] = ("engine.bench.cli",)
 
@@ -222,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
         msub.add_parser(action).add_argument("name")
     p.set_defaults(func=cmd_models, action="list")
     sub.add_parser("devices", help="list audio inputs").set_defaults(func=cmd_devices)
+    for name, (_, about) in DELEGATED.items():
+        sub.add_parser(name, help=about, add_help=False)
     p = sub.add_parser("calibrate", help="measure every thread allocation on the bundled sample and save the best")
     p.add_argument("--model", default=DEFAULT_MODEL)
     p.add_argument("--png", metavar="PATH", help="also save the result as a bar chart")
@@ -233,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in DELEGATED:
+        return importlib.import_module(DELEGATED[argv[0]][0]).main(argv[1:]) or 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
