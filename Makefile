@@ -2,7 +2,7 @@
 # and `make test` (the test suite). Both set up everything on a fresh machine.
 UV := .tools/bin/uv
 
-.PHONY: run test system env
+.PHONY: run test system env bundle
 run: system env
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname -s)" = Darwin ]; then \
 		.venv/bin/whisperflow; \
@@ -13,6 +13,9 @@ run: system env
 
 test: system env
 	.venv/bin/python -m pytest
+
+bundle: system env   # the Linux one-folder app in dist/WhisperFlow (see packaging/README.md)
+	packaging/linux/build.sh
 
 system:
 	@scripts/system-packages.sh

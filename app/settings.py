@@ -35,17 +35,17 @@ class AppSettings:
     model: str = DEFAULT_MODEL
     language: str | None = None
     min_chunk_s: float = 1.0
-    beam_size: int = 1
+    beam_size: int = 5  # the `flow` policy's choices: every technique that helps
     hush: bool = True
-    beam_pruning: bool = False
-    pipeline: bool = False
+    beam_pruning: bool = True
+    pipeline: bool = True  # used once calibration saved a profile for the model; serial until then
     source_id: str | None = None  # str(InputDevice.id); None = the default microphone
     caption: CaptionStyle = field(default_factory=CaptionStyle)
     main_geometry: list[int] | None = None
     first_run_done: bool = False
 
     def stream_config(self) -> StreamConfig:
-        return StreamConfig(model=self.model, policy="baseline", language=self.language,
+        return StreamConfig(model=self.model, policy="flow", language=self.language,
                             min_chunk_s=self.min_chunk_s, hush=self.hush, beam_size=self.beam_size,
                             beam_pruning=self.beam_pruning, pipeline=self.pipeline)
 

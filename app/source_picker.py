@@ -11,7 +11,9 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QTool
 
 from engine.devices import InputDevice, list_input_devices, pulse_sources, rescan_devices
 from engine.sources import AudioSource, FileSource, MicrophoneSource
+from engine.sources_macos import system_audio_availability
 
+SCREEN_CAPTURE_KEY = "screencapture"  # macOS 13+: everything the Mac plays, through ScreenCaptureKit
 AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *.mp4);;All files (*)"
 
 
@@ -27,6 +29,10 @@ class SourceChoice:
         """A new, not yet started source for this choice."""
         if self.kind == "file":
             return FileSource(self.key)
+        if self.key == SCREEN_CAPTURE_KEY:
+            from engine.sources_macos import ScreenCaptureSource
+
+            return ScreenCaptureSource()
         return MicrophoneSource(self.key)
 
     @property
@@ -48,19 +54,10 @@ def available_sources() -> list[SourceChoice]:
     mics = [_choice(d) for d in pulse if d.kind == "microphone"]
     mics += [_choice(d) for d in list_input_devices()]
     mics.sort(key=lambda c: not c.label.endswith("(default)"))
-    return mics + [_choice(d) for d in pulse if d.kind == "system"]
-
-
-def system_audio_note() -> str:
-    """Why no system-audio source is listed, and what to do about it."""
-    if sys.platform == "darwin":
-        from engine.sources_macos import system_audio_availability
-
-        return system_audio_availability().message
-    if sys.platform.startswith("linux"):
-        return ("System audio needs a PulseAudio or PipeWire sound server (with pipewire-pulse) and its "
-                "'Monitor of …' sources; none was found. Start the sound server, then press Rescan.")
-    return "System audio capture is not supported on this platform."
+    system = [_choice(d) for d in pulse if d.kind == "system"]
+    if sys.platform == "darwin" and system_audio_availability().available:
+        system.append(SourceChoice("system", SCREEN_CAPTURE_KEY, "System audio (everything the Mac plays)"))
+    return mics + system
 
 
 class SourcePicker(QWidget):
@@ -103,7 +100,7 @@ class SourcePicker(QWidget):
         self.combo.addItem("Audio file…", None)
         has_system = any(c.kind == "system" for c in choices)
         self.note.setVisible(not has_system)
-        self.note.setText("" if has_system else system_audio_note())
+        self.note.setText("" if has_system else system_audio_availability().message)
         index = next((i for i in range(self.combo.count())
                       if self.combo.itemData(i) is not None and self.combo.itemData(i).key == keep), 0)
         self.combo.setCurrentIndex(index)

@@ -52,7 +52,6 @@ class StreamWorker(QObject):
         self._disk_full_told = False
 
     def _deliver(self, update: StreamUpdate) -> None:
-        print('DELIVER', update.clock, update.round_s, len(update.confirmed), flush=True)
         if update.confirmed and self.journal is not None:
             try:
                 self.journal.append(update.confirmed)
@@ -65,17 +64,17 @@ class StreamWorker(QObject):
     @Slot()
     def run(self) -> None:
         done = None
-        print('RUN START', flush=True)
         try:
             with own_stream():
-                print('IN STREAM', flush=True)
                 processor, notices = build_processor(self.loaded, self.config)
-                print('BUILT', flush=True)
                 for text in notices:
                     self.notice.emit(text)
-                source = MeteredSource(self.open_source(), self.level.emit)
-                done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
-                                  on_update=self._deliver, stop=self.stop_event, notices=notices)
+                try:
+                    source = MeteredSource(self.open_source(), self.level.emit)
+                    done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
+                                      on_update=self._deliver, stop=self.stop_event, notices=notices)
+                finally:
+                    processor.close()  # the pipelined processor's executor threads
         except WhisperFlowError as exc:
             self.failed.emit(str(exc))
         except OSError as exc:
@@ -85,7 +84,6 @@ class StreamWorker(QObject):
             self.failed.emit(f"Captioning stopped by an unexpected error ({exc!r}). "
                              "Everything confirmed before this is kept.")
         finally:
-            print('FINALLY', flush=True)
             self._close_journal()
             self.finished.emit(done)
 

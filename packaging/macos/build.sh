@@ -30,8 +30,6 @@ else make .tools/bin/uv >/dev/null && UV=.tools/bin/uv
 fi
 echo "== environment: $ENV_DIR"
 UV_PROJECT_ENVIRONMENT="$ENV_DIR" "$UV" sync --frozen --extra bundle --quiet
-# System audio (ScreenCaptureKit, engine/sources_macos.py) goes through pyobjc, which uv.lock does not carry yet.
-"$UV" pip install --quiet --python "$ENV_DIR/bin/python" pyobjc-framework-ScreenCaptureKit pyobjc-framework-libdispatch
 
 echo "== icon: assets/icon.png -> build/WhisperFlow.icns"
 ICONSET="$ROOT/build/WhisperFlow.iconset"
@@ -72,7 +70,7 @@ if [ -n "$SIGN_IDENTITY" ]; then
   # PyInstaller signed every binary inside with the same identity and options; this seals the bundle itself.
   codesign --force --timestamp --options runtime --entitlements "$ENTITLEMENTS" --sign "$SIGN_IDENTITY" "$APP"
   codesign --verify --deep --strict --verbose=2 "$APP"
-  codesign --display --entitlements - "$APP" >/dev/null
+  codesign --display --entitlements - "$APP"
 else
   echo "== no SIGN_IDENTITY: the app is ad-hoc signed (this Mac only)"
 fi
