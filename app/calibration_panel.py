@@ -2,7 +2,6 @@
 progress, cancel and its result table (shared by the settings pane and the first-run wizard)."""
 from __future__ import annotations
 
-import dataclasses
 import threading
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -11,6 +10,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, Q
 
 from engine.errors import WhisperFlowError
 from engine.model_store import prepare_model
+from engine.profile_store import CalibrationRow, Profile, load_profile
+from engine.profiler import calibrate, candidate_allocations
 from engine.whisper_model import load_model_dir
 
 from .mlx_thread import own_stream
@@ -18,20 +19,11 @@ from .model_worker import ModelCache
 from .threads import start_on_thread
 
 
-def profiler_module():
-    """engine.profiler when this build has it, else None."""
-    try:
-        from engine import profiler
-    except ImportError:
-        return None
-    return profiler
-
-
 class CalibrationWorker(QObject):
     """Loads the model if needed and runs the profiler; `cancel()` may be called from any thread."""
 
     progress = Signal(float, str)
-    result = Signal(object)
+    result = Signal(object)  # Profile
     failed = Signal(str)
     finished = Signal()
 
@@ -53,22 +45,34 @@ class CalibrationWorker(QObject):
                     self.progress.emit(0.0, f"Preparing {self.model}…")
                     loaded = load_model_dir(prepare_model(self.model), self.model)
                     self.cache.put(loaded)
-                outcome = profiler_module().calibrate(loaded, progress=lambda f, text: self.progress.emit(f, text),
-                                                      cancelled=self._cancel.is_set)
-            if self._cancel.is_set():
+                profile = calibrate(loaded, progress=self._progress, cancel=self._cancel)
+            if profile is None:
                 self.failed.emit("Calibration cancelled; the previous profile is kept.")
             else:
-                self.result.emit(outcome)
+                self.result.emit(profile)
         except WhisperFlowError as exc:
             self.failed.emit(str(exc))
         finally:
             self.finished.emit()
 
+    def _progress(self, done: int, total: int, last: CalibrationRow | None) -> None:
+        text = f"Measuring allocation {min(done + 1, total)} of {total}"
+        if last is not None:
+            text += f" (last: {last.allocation.label()})"
+        self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
-def _cell(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return str(value)
+
+COLUMNS = ("Allocation", "Mean latency", "p90 latency", "WER", "CPU s / audio s", "Power", "Chosen")
+
+
+def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
+    def seconds(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f} s"
+
+    watts = "—" if row.watts is None else f"{row.watts:.1f} W"
+    chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
+    return [row.allocation.label(), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
+            f"{row.cpu_s_per_audio_s:.2f}", f"{watts} ({row.energy_source})", chosen]
 
 
 class CalibrationPanel(QWidget):
@@ -85,8 +89,11 @@ class CalibrationPanel(QWidget):
         self.cancel_button = QPushButton("Cancel", enabled=False)
         self.progress = QProgressBar(textVisible=True, maximum=1000)
         self.progress.setFormat("")
+        self.progress.setVisible(False)
         self.status = QLabel(wordWrap=True)
-        self.table = QTableWidget(0, 0)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setVisible(False)
@@ -100,6 +107,7 @@ class CalibrationPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
+        layout.addStretch(0)  # takes the spare room while there is no table
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self._worker: CalibrationWorker | None = None
@@ -107,22 +115,25 @@ class CalibrationPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        profiler = profiler_module()
-        if profiler is None:
-            self.summary.setText("Thread allocation: the default (accelerator only). The profiler that measures "
-                                 "the best allocation for this machine is not part of this build.")
-            self.start_button.setEnabled(False)
+        """Show the saved profile for the current model (and its table, when it has one)."""
+        model = self.model_name()
+        profile = load_profile(model)
+        if profile is None:
+            count = len(candidate_allocations())
+            self.summary.setText(f"{model} is not calibrated on this computer yet, so it runs without pipelining. "
+                                 f"Calibration streams a short bundled recording under {count} thread "
+                                 "allocations and keeps the fastest (a few minutes).")
+            self.table.setVisible(False)
             return
-        profile = profiler.load_profile(self.model_name())
-        self.summary.setText(f"Thread allocation for {self.model_name()}: "
-                             + (profile.describe() if profile is not None else
-                                "not calibrated yet (running accelerator only). Calibrating takes a few minutes."))
+        self.summary.setText(f"{model} runs with: {profile.allocation.label()} "
+                             f"(calibrated {profile.created[:16].replace('T', ' ')}).")
+        self.show_profile(profile)
 
     def running(self) -> bool:
         return self._worker is not None
 
     def start(self) -> None:
-        if self._worker is not None or profiler_module() is None:
+        if self._worker is not None:
             return
         self._worker = CalibrationWorker(self.model_name(), self.cache)
         self._worker.progress.connect(self._on_progress)
@@ -131,6 +142,8 @@ class CalibrationPanel(QWidget):
         self._worker.finished.connect(self._on_finished)
         self.start_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
         self.status.setText("Calibrating…")
         self._thread = start_on_thread(self._worker, self)
 
@@ -144,28 +157,26 @@ class CalibrationPanel(QWidget):
         self.progress.setFormat(f"{fraction:.0%}")
         self.status.setText(text)
 
-    def _on_result(self, outcome) -> None:
-        rows = list(outcome.rows)
-        names = [f.name for f in dataclasses.fields(rows[0])] if rows else []
-        self.table.setColumnCount(len(names))
-        self.table.setHorizontalHeaderLabels([n.replace("_", " ") for n in names])
-        self.table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, name in enumerate(names):
-                item = QTableWidgetItem(_cell(getattr(row, name)))
-                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    def show_profile(self, profile: Profile) -> None:
+        self.table.setRowCount(len(profile.rows))
+        for r, row in enumerate(profile.rows):
+            for c, text in enumerate(row_cells(row, profile)):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignCenter)
                 self.table.setItem(r, c, item)
-            if row == outcome.best:
-                self.table.selectRow(r)
-        self.table.setVisible(True)
-        self.status.setText("Calibrated: the best allocation is selected in the table and saved.")
+        self.table.setVisible(bool(profile.rows))
+
+    def _on_result(self, profile: Profile) -> None:
         self.refresh()
-        self.calibrated.emit(outcome)
+        self.status.setText(f"Done: the fastest allocation is saved ({profile.allocation.label()}).")
+        self.calibrated.emit(profile)
 
     def _on_finished(self) -> None:
         self._worker = None
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
 
     def shutdown(self) -> None:
         """Cancel a running calibration and wait for it to end (the window is closing)."""

@@ -75,6 +75,8 @@ class CaptionWindow(QWidget):
         self._silence_timer = QTimer(self, interval=250, timeout=self._hide_if_silent)
         self._save_timer = QTimer(self, singleShot=True, interval=400, timeout=self.style_changed.emit)
         self.setMinimumHeight(self.preferred_height())
+        if not floating:
+            self.setFixedHeight(self.preferred_height())
         self.on_all_desktops = False
         if floating:
             self._silence_timer.start()
@@ -156,6 +158,8 @@ class CaptionWindow(QWidget):
     def apply_style(self) -> None:
         """Re-read `caption_style` (after settings changed it) and fit the height to the number of lines."""
         self.setMinimumHeight(self.preferred_height())
+        if not self.floating:
+            self.setFixedHeight(self.preferred_height())
         self.resize(self.width(), self.preferred_height())
         self.update()
 

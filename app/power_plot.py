@@ -67,7 +67,7 @@ class PowerPlot(QWidget):
         self.power_axes = self.plot.addPlot(row=0, col=0)
         self.cpu_axes = self.plot.addPlot(row=1, col=0)
         for axes, unit in ((self.power_axes, "W"), (self.cpu_axes, "%")):
-            axes.setLabel("left", "power" if unit == "W" else "CPU", units=unit)
+            axes.setLabel("left", "power" if unit == "W" else "CPU, all cores", units=unit)
             axes.showGrid(y=True, alpha=0.3)
             axes.setMouseEnabled(x=False, y=False)
             axes.hideButtons()

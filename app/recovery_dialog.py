@@ -20,7 +20,7 @@ class RecoveryDialog(QDialog):
         self.setWindowTitle("Recover transcripts")
         self.sessions = sessions
         count = len(sessions)
-        intro = QLabel(("WhisperFlow stopped unexpectedly during a session. " if count == 1 else
+        self.intro = QLabel(("WhisperFlow stopped unexpectedly during a session. " if count == 1 else
                         f"WhisperFlow stopped unexpectedly during {count} sessions. ")
                        + "Every confirmed word was saved as it arrived; recover to read and export them.",
                        wordWrap=True)
@@ -34,7 +34,7 @@ class RecoveryDialog(QDialog):
         buttons.accepted.connect(self._recover)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(intro)
+        layout.addWidget(self.intro)
         layout.addWidget(self.list)
         layout.addWidget(buttons)
         self.resize(560, 300)

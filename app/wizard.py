@@ -35,14 +35,15 @@ class WelcomePage(QWizardPage):
         self.setTitle("Welcome to WhisperFlow")
         self.setSubTitle("Live captions for calls, videos and the room you are in.")
         layout = QVBoxLayout(self)
-        layout.addWidget(_text(
+        self.text = _text(
             "<p>WhisperFlow listens to your microphone or to what your computer plays, and shows what is said "
             "as captions in a small window that floats above your other windows.</p>"
             "<p><b>Everything stays on this computer.</b> Speech is recognised on this machine by a Whisper model; "
             "no audio and no text is sent anywhere. Transcripts are saved as you go in<br>"
             f"<code>{data_dir()}</code><br>and models are kept in<br><code>{cache_dir()}</code>.</p>"
             "<p>The next pages set up the sound source, the model and the caption window. "
-            "You can skip any of them and change everything later in Settings.</p>"))
+            "You can skip any of them and change everything later in Settings.</p>")
+        layout.addWidget(self.text)
         layout.addStretch(1)
 
 
@@ -190,7 +191,7 @@ class CalibrationPage(QWizardPage):
         self.setSubTitle("Measures which thread allocation captions fastest here, on a short bundled recording.")
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.panel)
+        layout.addWidget(self.panel, 1)
         layout.addWidget(_text("<p>You can skip this: WhisperFlow then uses a safe default, and you can "
                                "calibrate later from Settings ▸ Performance.</p>"))
         self.panel.start_button.clicked.connect(self.completeChanged.emit)
@@ -231,7 +232,9 @@ class PreviewPage(QWizardPage):
                                "stop:0 #6e7681, stop:1 #30363d); border-radius: 6px; }")
         inner = QVBoxLayout(backdrop)
         inner.setContentsMargins(24, 24, 24, 24)
+        inner.addStretch(1)
         inner.addWidget(self.preview)
+        inner.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(backdrop, 1)
         layout.addLayout(form)

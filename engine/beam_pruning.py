@@ -9,13 +9,16 @@ While pruned (beam 1) the decoder shows each step's best token to `Pruner.narrow
   position unchanged); a token equal to reference[position] keeps beam 1 and advances;
 - fallback: any other token (a mismatch, or text past the reference's end) switches to the full beam.
 
-After a fallback (`rematch`): the decoder shows each full-beam step's best hypothesis to
-`Pruner.full_step`, and the beam returns to 1 once that hypothesis's last two word tokens equal two
-consecutive reference tokens ending at or after the position where it fell back (one token is too
-weak an anchor: " the" is everywhere). The position resumes after them. So a substituted or
-inserted word costs a couple of full-beam steps and the rest of the re-read text runs at beam 1;
-past the reference's end (the new audio) nothing re-matches and the beam stays full. With
-rematch=False the beam stays full for the rest of the round after the first fallback.
+After a fallback, the decision (`rematch`, the default): the decoder shows each full-beam step's
+best hypothesis to `Pruner.full_step`, and the beam returns to 1 once that hypothesis's last two
+word tokens equal two consecutive reference tokens ending at or after the position where it fell
+back (one token is too weak an anchor: " the" is everywhere); the position resumes after them. So
+a substituted or inserted word costs a couple of full-beam steps and the rest of the re-read text
+runs at beam 1; past the reference's end (the new audio) nothing re-matches and the beam stays
+full. With rematch=False the beam stays full for the rest of the round after the first fallback.
+Measured on 13 corpus clips streamed in 1 s rounds (tiny.en, beam 5): re-matching averages beam
+2.21 (70% of steps at beam 1) against 2.41 when staying full, for one more word error in 282
+(final WER 3.2% against 2.8% for both staying full and unpruned beam 5).
 """
 from __future__ import annotations
 

@@ -28,7 +28,6 @@ class DecodeOptions:
     beam_pruning: bool = False  # beam 1 while re-reading the previous round (engine.beam_pruning)
     pruning_rematch: bool = True  # after a fallback, return to beam 1 once the text re-matches
     verify_reference: bool = False  # accept re-read text in one teacher-forced pass (engine.beam_search)
-    stop_at_first_eot: bool = False  # end the round when any hypothesis ends (CarelessWhisper)
 
 
 @dataclass

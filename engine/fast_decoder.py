@@ -51,8 +51,9 @@ class DecoderSession:
         """Live hypotheses (rows of the cache); 1 before the first forward."""
         return self.cache[0][0].shape[0] if self.cache else 1
 
-    def forward(self, tokens: mx.array) -> mx.array:
-        """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), lazily."""
+    def forward(self, tokens: mx.array, positions: list[int] | None = None) -> mx.array:
+        """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), lazily; only at
+        `positions` (of the n) when given, which spares the vocabulary projection of the others."""
         n = tokens.shape[1]
         offset = self.length
         dec = self.decoder
@@ -63,6 +64,8 @@ class DecoderSession:
             x, kv = self._block(block, x, mask, self.cache[e] if self.cache else None, self.cross[e])
             new_cache.append(kv)
         self.cache = new_cache
+        if positions is not None:
+            x = x[:, mx.array(positions)]
         return dec.token_embedding.as_linear(dec.ln(x))
 
     def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross) -> tuple[mx.array, tuple]:

@@ -90,7 +90,8 @@ class Row:
         return sum(c.words_after_end > 0 for c in self.clips)
 
 
-def study_paddings(loaded, hush: Padding | None) -> dict[str, Padding]:
+def study_paddings(hush: Padding | None) -> dict[str, Padding]:
+    """Rows a–f, and g when there is a hush word."""
     rows = dict(ROWS)
     if hush is not None:
         rows["g"] = hush
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     print(note, flush=True)
     clips = [c for c in clips_of(TEST_KINDS) if c.duration <= STUDY_MAX_SECONDS][: args.limit]
     audios = [load_clip(c) for c in clips]
-    rows = run_study(loaded, clips, audios, study_paddings(loaded, word.padding if word else None), lambda s: print(s, flush=True))
+    rows = run_study(loaded, clips, audios, study_paddings(word.padding if word else None), lambda s: print(s, flush=True))
     print(f"\n{args.model}, {len(clips)} short clips ({sum(c.duration for c in clips):.0f} s of speech), non-streaming, greedy:\n")
     print(markdown_table(rows, len(clips)))
     if args.json:

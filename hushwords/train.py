@@ -23,7 +23,7 @@ import mlx.nn as nn
 import numpy as np
 from mlx_whisper.audio import N_FRAMES, SAMPLE_RATE, log_mel_spectrogram
 
-from engine.encoder_input import Padding
+from engine.encoder_input import PAD30, Padding
 from engine.paths import cache_dir
 from engine.whisper_model import LoadedModel, load_model
 
@@ -218,8 +218,6 @@ def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, 
     """Average the best epochs, measure validation WER, write <model>.npz and <model>.json."""
     hush, epochs = best_average(state, config.keep_best)
     val_loss = validation_loss(make_loss(loaded), hush, val_set)
-    from engine.encoder_input import PAD30
-
     wer_hush = validation_wer(loaded, Padding("hush", HUSH_SAMPLES / SAMPLE_RATE, hush), val_set)
     wer_pad30 = validation_wer(loaded, PAD30, val_set)
     meta = {

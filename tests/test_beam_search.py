@@ -99,6 +99,8 @@ def test_session_logits_match_mlx_whisper_decoder(transcriber, features):
     session = DecoderSession(transcriber.model, features)
     got = [session.forward(mx.array([tokens[a:b]])) for a, b in ((0, 3), (3, 4), (4, len(tokens)))]
     np.testing.assert_allclose(np.array(mx.concatenate(got, axis=1)), np.array(expected), atol=2e-4)
+    picked = DecoderSession(transcriber.model, features).forward(mx.array([tokens]), positions=[0, len(tokens) - 1])
+    np.testing.assert_allclose(np.array(picked), np.array(expected)[:, [0, -1]], atol=2e-4)
 
 
 def test_reordered_cache_equals_cache_recomputed_from_scratch(transcriber, features):

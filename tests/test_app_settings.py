@@ -1,0 +1,65 @@
+"""Settings made in the settings pane and the caption window persist across restarts."""
+from __future__ import annotations
+
+import pytest
+
+from app.main import WhisperFlowApp
+from app.settings import AppSettings, load_settings, settings_path
+
+
+@pytest.fixture()
+def make_app(qtbot, isolated_dirs):
+    apps = []
+
+    def make() -> WhisperFlowApp:
+        wf = WhisperFlowApp()
+        qtbot.addWidget(wf.window)
+        apps.append(wf)
+        return wf
+
+    yield make
+    for wf in apps:
+        wf.window.quit()
+
+
+def test_settings_persist_across_restarts(qtbot, make_app):
+    wf = make_app()
+    dialog = wf.window.open_settings()
+    dialog.step_spin.setValue(1.5)
+    dialog.beam_spin.setValue(3)
+    dialog.toggles["hush"].setChecked(False)
+    dialog.toggles["pipeline"].setChecked(False)
+    dialog.font_spin.setValue(30)
+    dialog.lines_spin.setValue(3)
+    dialog.opacity_spin.setValue(55)
+    dialog.hide_spin.setValue(12)
+    dialog.latency_box.setChecked(True)
+    assert wf.window.captions.caption_style.font_size == 30  # applied live
+    qtbot.waitUntil(lambda: settings_path().exists() and load_settings().caption.lines == 3, timeout=3000)
+    wf.window.quit()
+
+    again = make_app().settings
+    assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, False, False)
+    assert again.beam_pruning is True  # untouched: still the default
+    caption = again.caption
+    assert (caption.font_size, caption.lines, caption.opacity, caption.hide_after_s, caption.show_latency) == \
+        (30, 3, 0.55, 12.0, True)
+    assert again.stream_config().resolved().beam_size == 3
+
+
+def test_the_caption_window_menu_changes_are_saved_and_shown_in_settings(qtbot, make_app):
+    wf = make_app()
+    dialog = wf.window.open_settings("Captions")
+    menu = wf.window.captions.build_menu()
+    lines = next(a.menu() for a in menu.actions() if a.text() == "Lines")
+    next(a for a in lines.actions() if a.text() == "4").trigger()
+    assert dialog.lines_spin.value() == 4
+    qtbot.waitUntil(lambda: settings_path().exists() and load_settings().caption.lines == 4, timeout=3000)
+
+
+def test_a_damaged_settings_file_gives_defaults(isolated_dirs):
+    settings_path().write_text("{not json")
+    assert load_settings() == AppSettings()
+    settings_path().write_text('{"beam_size": 2, "from_a_newer_version": 1, "caption": {"lines": 1}}')
+    loaded = load_settings()
+    assert loaded.beam_size == 2 and loaded.caption.lines == 1 and loaded.caption.font_size == 22
