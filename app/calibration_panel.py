@@ -101,6 +101,7 @@ class CalibrationPanel(QWidget):
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.progress, 1)
+        buttons.addStretch(0)  # keeps the buttons at their size while the progress bar is hidden
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)

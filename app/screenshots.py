@@ -14,7 +14,7 @@ from pathlib import Path
 
 import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from PySide6.QtCore import QEventLoop, QPoint, QRect, Qt
-from PySide6.QtGui import QColor, QFont, QLinearGradient, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QLinearGradient, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
 SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "sample.wav"

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import HOP_LENGTH, SAMPLE_RATE
-from mlx_whisper.timing import add_word_timestamps
 
 from .beam_search import decode_beam, iter_decode_beam
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult
 from .fast_encoder import fast_encode
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
+from .word_timing import add_word_timestamps
 from .words import Word
 
 
@@ -53,19 +53,6 @@ class Encoded:
     features: mx.array
     n_samples: int
     encode_s: float
-
-
-class _FeaturesView:
-    """Lets mlx-whisper's alignment reuse encoded features instead of re-encoding the mel."""
-
-    def __init__(self, model, features: mx.array):
-        self._model = model
-        self._features = features
-        self.alignment_heads = model.alignment_heads
-
-    def forward_with_cross_qk(self, _mel, tokens):
-        logits, _, cross_qk = self._model.decoder(tokens, self._features)
-        return logits, cross_qk
 
 
 def split_segments(tokens: list[int], ts_begin: int, duration: float, tokenizer) -> list[Segment]:
@@ -145,20 +132,17 @@ class Transcriber:
         duration = encoded.n_samples / SAMPLE_RATE
         segments = [] if silent else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
         if segments and self.word_timestamps:
-            self.add_words(segments, encoded.mel, encoded.features, encoded.n_samples)
+            self.add_words(segments, encoded.features, encoded.n_samples)
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
             frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
         )
 
-    def add_words(self, segments: list[Segment], mel: mx.array, features: mx.array, n_samples: int) -> None:
+    def add_words(self, segments: list[Segment], features: mx.array, n_samples: int) -> None:
         """Fill each segment's words by DTW over cross-attention, reusing the encoded features."""
-        dicts = [dict(seek=0, start=s.start, end=s.end, tokens=s.tokens) for s in segments]
-        add_word_timestamps(
-            segments=dicts, model=_FeaturesView(self.model, features), tokenizer=self.tokenizer,
-            mel=mel, num_frames=n_samples // HOP_LENGTH, last_speech_timestamp=0.0,
-        )
+        dicts = [dict(start=s.start, end=s.end, tokens=s.tokens) for s in segments]
+        add_word_timestamps(dicts, self.model, self.tokenizer, features, n_samples // HOP_LENGTH)
         for seg, d in zip(segments, dicts):
             seg.start, seg.end = d["start"], d["end"]
-            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d.get("words", [])]
+            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d["words"]]

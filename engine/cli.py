@@ -24,6 +24,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
     p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
     p.add_argument("--beam-pruning", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
+                   help="accept text re-read from the last round in one teacher-forced pass")
     p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
 
 
@@ -32,7 +34,8 @@ def _config_from(args):
 
     return StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
-        hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, pipeline=args.pipeline,
+        hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
+        pipeline=args.pipeline,
     )
 
 

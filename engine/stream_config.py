@@ -17,8 +17,8 @@ PACES = ("realtime", "fast", "unaware")
 # What each policy turns on; explicit flags override. The baseline is Whisper-Streaming:
 # padded to 30 s, beam 5, serial. `flow` turns on every technique that helps.
 POLICIES: dict[str, dict] = {
-    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, pipeline=False),
-    "flow": dict(hush=True, beam_size=5, beam_pruning=True, pipeline=True),
+    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
+    "flow": dict(hush=True, beam_size=5, beam_pruning=True, verify=True, pipeline=True),
 }
 
 
@@ -34,6 +34,7 @@ class StreamConfig:
     hush: bool | None = None
     beam_size: int | None = None
     beam_pruning: bool | None = None
+    verify: bool | None = None  # accept re-read text in one teacher-forced pass (one-pass verification)
     pipeline: bool | None = None
     # An explicit thread allocation; all None: the calibrated profile (see engine.profile_store.Allocation)
     blas_threads: int | None = None
@@ -84,7 +85,8 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         padding = choice.padding
         if padding is PAD30:
             notices.append(choice.note)
-    decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning))
+    decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
+                           verify_reference=bool(config.verify))
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
     allocation = choose_allocation(config, notices)
     set_blas_threads(allocation.blas_threads)

@@ -19,7 +19,7 @@ _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 SYNTAX_HELP = (
     "POLICY[+FLAG...][:KEY=VALUE,...]; POLICY is one of " + ", ".join(POLICIES)
-    + "; FLAG is hush, pruning or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
+    + "; FLAG is hush, pruning, verify or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
     " or pipeline (on/off), threads and handoff (an explicit thread allocation instead of the calibrated one)."
     " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8"
 )

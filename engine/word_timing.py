@@ -1,0 +1,130 @@
+"""Word timestamps by DTW over the decoder's cross-attention, reusing a round's encoded features.
+
+Adapted from mlx-whisper's timing.py (MIT, Apple), itself from openai-whisper: the alignment runs
+against features the round already encoded (no second encoder pass), and the DTW is vectorised
+numpy over anti-diagonals instead of a numba kernel that compiles for seconds on first use.
+"""
+from __future__ import annotations
+
+import itertools
+
+import mlx.core as mx
+import numpy as np
+from mlx_whisper.audio import TOKENS_PER_SECOND
+from mlx_whisper.timing import WordTiming, median_filter, merge_punctuations
+from mlx_whisper.tokenizer import Tokenizer
+
+PREPEND_PUNCTUATIONS = "\"'“¿([{-"
+APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
+
+
+def dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Minimal-cost monotonic path through x (N, M); returns (row indices, column indices).
+
+    Same recurrence and tie-breaking as openai-whisper's dtw_cpu, one anti-diagonal at a time.
+    """
+    n, m = x.shape
+    cost = np.full((n + 1, m + 1), np.inf, dtype=np.float32)
+    trace = np.full((n + 1, m + 1), -1, dtype=np.int8)
+    cost[0, 0] = 0
+    for d in range(2, n + m + 1):
+        i = np.arange(max(1, d - m), min(n, d - 1) + 1)
+        j = d - i
+        c0, c1, c2 = cost[i - 1, j - 1], cost[i - 1, j], cost[i, j - 1]
+        t = np.where((c0 < c1) & (c0 < c2), 0, np.where((c1 < c0) & (c1 < c2), 1, 2))
+        cost[i, j] = x[i - 1, j - 1] + np.choose(t, (c0, c1, c2))
+        trace[i, j] = t
+    trace[0, :] = 2
+    trace[:, 0] = 1
+    i, j, path = n, m, []
+    while i > 0 or j > 0:
+        path.append((i - 1, j - 1))
+        step = trace[i, j]
+        if step == 0:
+            i, j = i - 1, j - 1
+        elif step == 1:
+            i -= 1
+        else:
+            j -= 1
+    rows, cols = np.array(path[::-1]).T
+    return rows, cols
+
+
+def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features: mx.array, num_frames: int,
+                   medfilt_width: int = 7) -> list[WordTiming]:
+    """Word timings (seconds from the buffer's start) for text_tokens against encoded features."""
+    if not text_tokens:
+        return []
+    tokens = mx.array([[*tokenizer.sot_sequence, tokenizer.no_timestamps, *text_tokens, tokenizer.eot]])
+    logits, _, cross_qk = model.decoder(tokens, features)
+    sampled = logits[0][len(tokenizer.sot_sequence) : -2, : tokenizer.eot]
+    probs = mx.softmax(sampled, axis=-1, precise=True)
+    token_probs = np.array(mx.take_along_axis(probs, mx.array(text_tokens)[:, None], axis=1).squeeze(1))
+    weights = mx.stack([cross_qk[layer][0, head] for layer, head in model.alignment_heads.tolist()])
+    weights = mx.softmax(weights[:, :, : num_frames // 2], axis=-1, precise=True).astype(mx.float32)
+    weights = (weights - weights.mean(axis=-2, keepdims=True)) / mx.sqrt(weights.var(axis=-2, keepdims=True))
+    matrix = median_filter(np.array(weights), medfilt_width).mean(axis=0)[len(tokenizer.sot_sequence) : -1]
+    text_indices, time_indices = dtw(-matrix)
+
+    words, word_tokens = tokenizer.split_to_word_tokens(text_tokens + [tokenizer.eot])
+    if len(word_tokens) <= 1:
+        return []
+    boundaries = np.pad(np.cumsum([len(t) for t in word_tokens[:-1]]), (1, 0))
+    jumps = np.pad(np.diff(text_indices), (1, 0), constant_values=1).astype(bool)
+    jump_times = time_indices[jumps] / TOKENS_PER_SECOND
+    starts, ends = jump_times[boundaries[:-1]], jump_times[boundaries[1:]]
+    probabilities = [np.mean(token_probs[i:j]) for i, j in zip(boundaries[:-1], boundaries[1:])]
+    return [WordTiming(*fields) for fields in zip(words, word_tokens, starts, ends, probabilities)]
+
+
+def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, features: mx.array, num_frames: int) -> None:
+    """Fill each segment dict's "words" (and refine its start/end), as openai-whisper's transcribe does."""
+    per_segment = [[t for t in s["tokens"] if t < tokenizer.eot] for s in segments]
+    alignment = find_alignment(model, tokenizer, list(itertools.chain.from_iterable(per_segment)), features, num_frames)
+    durations = np.array([t.end - t.start for t in alignment])
+    durations = durations[durations.nonzero()]
+    median = min(0.7, float(np.median(durations))) if len(durations) else 0.0
+    longest = median * 2
+    if len(durations):  # words at sentence boundaries are at most twice the median duration
+        for i in range(1, len(alignment)):
+            if alignment[i].end - alignment[i].start > longest:
+                if alignment[i].word in ".。!！?？":
+                    alignment[i].end = alignment[i].start + longest
+                elif alignment[i - 1].word in ".。!！?？":
+                    alignment[i].start = alignment[i].end - longest
+    merge_punctuations(alignment, PREPEND_PUNCTUATIONS, APPEND_PUNCTUATIONS)
+    index, last_speech = 0, 0.0
+    for segment, tokens in zip(segments, per_segment):
+        saved, words = 0, []
+        while index < len(alignment) and saved < len(tokens):
+            timing = alignment[index]
+            if timing.word:
+                words.append(dict(word=timing.word, start=round(float(timing.start), 2), end=round(float(timing.end), 2),
+                                  probability=float(timing.probability)))
+            saved += len(timing.tokens)
+            index += 1
+        if words:
+            _trim_long_words(words, segment, median, longest, last_speech)
+            last_speech = segment["end"]
+        segment["words"] = words
+
+
+def _trim_long_words(words: list[dict], segment: dict, median: float, longest: float, last_speech: float) -> None:
+    """openai-whisper's heuristics for overlong first/last words at pauses and segment edges."""
+    first = words[0]
+    if first["end"] - last_speech > median * 4 and (
+        first["end"] - first["start"] > longest or (len(words) > 1 and words[1]["end"] - first["start"] > longest * 2)
+    ):
+        if len(words) > 1 and words[1]["end"] - words[1]["start"] > longest:
+            boundary = max(words[1]["end"] / 2, words[1]["end"] - longest)
+            first["end"] = words[1]["start"] = boundary
+        first["start"] = max(0, first["end"] - longest)
+    if segment["start"] < first["end"] and segment["start"] - 0.5 > first["start"]:
+        first["start"] = max(0, min(first["end"] - median, segment["start"]))
+    else:
+        segment["start"] = first["start"]
+    last = words[-1]
+    if segment["end"] > last["start"] and segment["end"] + 0.5 < last["end"]:
+        last["end"] = max(last["start"] + median, segment["end"])
+    else:
+        segment["end"] = last["end"]
