@@ -2,19 +2,23 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import HOP_LENGTH, SAMPLE_RATE
 
 from .beam_search import decode_beam, iter_decode_beam
+from mlx_whisper.decoding import compression_ratio
+
 from .decoding import TIME_PRECISION, DecodeOptions, DecodeResult
 from .fast_encoder import fast_encode
 from .encoder_input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from .whisper_model import LoadedModel
 from .word_timing import add_word_timestamps
 from .words import Word
+
+MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
 
 
 @dataclass
@@ -47,12 +51,21 @@ class RoundResult:
 
 @dataclass
 class Encoded:
-    """One buffer, encoded: its log-mel, encoder features, real audio length and encode time."""
+    """One buffer, encoded: its audio, log-mel, encoder features and encode time."""
 
+    audio: np.ndarray
     mel: mx.array
     features: mx.array
-    n_samples: int
     encode_s: float
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.audio)
+
+    @property
+    def audio_steps(self) -> int:
+        """The real audio's length in timestamp steps (20 ms), rounded up."""
+        return -(-self.n_samples // (2 * HOP_LENGTH))
 
 
 def split_segments(tokens: list[int], ts_begin: int, duration: float, tokenizer) -> list[Segment]:
@@ -90,6 +103,7 @@ class Transcriber:
     ):
         self.loaded = loaded
         self.model = loaded.model
+        self.language = language
         self.tokenizer = loaded.tokenizer(language)
         self.padding = padding
         self.decode_options = decode
@@ -106,14 +120,39 @@ class Transcriber:
         mel = encoder_mel(audio, self.padding, self.model.dims.n_mels).astype(self.loaded.dtype)
         features = fast_encode(self.model.encoder, mel[None])
         mx.eval(features)
-        return Encoded(mel, features, len(audio), time.perf_counter() - t0)
+        return Encoded(audio, mel, features, time.perf_counter() - t0)
 
-    def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None) -> DecodeResult:
-        return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
+    def options_for(self, audio_steps: int | None) -> DecodeOptions:
+        """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early."""
+        if self.padding.kind == "pad30" or audio_steps is None:
+            return self.decode_options
+        budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16
+        return replace(self.decode_options, max_tokens=min(self.decode_options.max_tokens, budget))
 
-    def decode_steps(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None):
+    def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None,
+               audio_steps: int | None = None) -> DecodeResult:
+        """Decode encoded features; audio_steps caps timestamps at the real audio (20 ms steps)."""
+        return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.options_for(audio_steps),
+                           reference, audio_steps=audio_steps)
+
+    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None):
         """The same decoding as a generator pausing after the prefill and each step; returns the result."""
-        return iter_decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.decode_options, reference)
+        return iter_decode_beam(self.model, self.tokenizer, encoded.features, prompt_tokens,
+                                self.options_for(encoded.audio_steps), reference, audio_steps=encoded.audio_steps)
+
+    def degenerate(self, result: DecodeResult, encoded: Encoded) -> bool:
+        """An unpadded round that ran away: it used its whole token budget or repeats itself."""
+        if self.padding.kind == "pad30":
+            return False
+        text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
+        used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
+        return used_budget or compression_ratio(text) > 2.4
+
+    def padded_round(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None) -> tuple[Encoded, DecodeResult]:
+        """Redo a degenerate round padded to 30 s, which does not run away."""
+        padded = Transcriber(self.loaded, language=self.language, padding=PAD30, decode=self.decode_options)
+        again = padded.encode(encoded.audio)
+        return again, padded.decode(again.features, prompt_tokens, reference, again.audio_steps)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
@@ -122,7 +161,10 @@ class Transcriber:
         """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
         encoded = self.encode(audio)
         t = time.perf_counter()
-        result = self.decode(encoded.features, self.prompt_tokens(prompt), reference)
+        prompt_tokens = self.prompt_tokens(prompt)
+        result = self.decode(encoded.features, prompt_tokens, reference, encoded.audio_steps)
+        if self.degenerate(result, encoded):
+            encoded, result = self.padded_round(encoded, prompt_tokens, reference)
         return self.assemble(encoded, result, time.perf_counter() - t)
 
     def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:

@@ -137,11 +137,12 @@ def decode_beam(
     options: DecodeOptions,
     reference: list[int] | None = None,
     prefix: Sequence[int] = (),
+    audio_steps: int | None = None,
 ) -> DecodeResult:
     """Beam search after the prompt (previous text) and a forced prefix of the output (not returned).
     With a reference (the previous round's tokens): beam pruning when options.beam_pruning, one-pass
     verification of beam-1 steps when options.verify_reference."""
-    steps = iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix)
+    steps = iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix, audio_steps)
     while True:
         try:
             next(steps)
@@ -157,11 +158,13 @@ def iter_decode_beam(
     options: DecodeOptions,
     reference: list[int] | None = None,
     prefix: Sequence[int] = (),
+    audio_steps: int | None = None,
 ) -> Generator[None, None, DecodeResult]:
     """decode_beam as a generator that pauses after the prompt prefill and after every decoding
-    step, so that a round can be handed from one executor thread to another (engine.pipeline)."""
+    step, so that a round can be handed from one executor thread to another (engine.pipeline).
+    audio_steps caps timestamps at the real audio's length in 20 ms steps (default: the features')."""
     start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps) + list(prefix)
-    rules = make_rules(model, tokenizer, len(start), options, features.shape[1])
+    rules = make_rules(model, tokenizer, len(start), options, audio_steps or features.shape[1])
     session = DecoderSession(model, features)
     logits = session.forward(mx.array([start]), positions=[start.index(tokenizer.sot), len(start) - 1])
     no_speech = no_speech_probability(logits, tokenizer, 0)

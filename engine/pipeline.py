@@ -75,12 +75,14 @@ class PipelinedProcessor(OnlineProcessor):
         future, offset = pending
         encoded = future.result()
         prompt, reference = self.transcriber.prompt_tokens(self.prompt()), self.last_tokens
-        steps = self.transcriber.decode_steps(encoded.features, prompt, reference)
+        steps = self.transcriber.decode_steps(encoded, prompt, reference)
         t0 = time.perf_counter()
         head = self.accelerator.submit(lambda: _advance(steps, 1 + self.allocation.handoff_tokens))
         if snapshot is not None:
             self._pending = (self.accelerator.submit(lambda: self.transcriber.encode(snapshot)), self.buffer_offset)
         result = head.result() or self._decode_rest(steps)
+        if self.transcriber.degenerate(result, encoded):
+            encoded, result = self.transcriber.padded_round(encoded, prompt, reference)
         decode_s = time.perf_counter() - t0
         round_result = self.accelerator.submit(lambda: self.transcriber.assemble(encoded, result, decode_s)).result()
         return self._apply(round_result, offset)

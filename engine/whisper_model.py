@@ -77,7 +77,9 @@ def load_model_dir(path: Path, name: str) -> LoadedModel:
         raise ModelError(f"model {name!r} at {path} does not load ({exc}); remove it with `whisperflow models remove {name}`") from exc
     if heads:
         model.set_alignment_heads(np.array(heads, dtype=np.int64))
-    mx.eval(model.parameters())
+    # the positional embedding and causal mask are not parameters: evaluate them here so that
+    # other threads (pipeline executors, the app's workers) never see them lazy
+    mx.eval(model.parameters(), model.encoder._positional_embedding, model.decoder._mask)
     return LoadedModel(name, path, model, dtype)
 
 
