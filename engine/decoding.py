@@ -1,6 +1,6 @@
-"""Decoding Whisper tokens against encoded audio: prompt, prefill, greedy steps.
+"""What decoding shares: options, results, the prompt layout, the logit rules and the no-speech probability.
 
-Beam search (engine.beam_search) builds on the same prompt layout, rules and result.
+The decoder itself is engine.beam_search (beam 1 is greedy decoding).
 """
 from __future__ import annotations
 
@@ -66,38 +66,8 @@ def make_rules(model, tokenizer: Tokenizer, sample_begin: int, options: DecodeOp
     )
 
 
-def prefill(model, tokens: list[int], features: mx.array, batch: int = 1):
-    """Run the prompt through the decoder; return last-position logits (numpy), the KV cache and
-    the no-speech probability at the SOT position."""
-    x = mx.array([tokens] * batch)
-    logits, kv_cache, _ = model.decoder(x, features, kv_cache=None)
-    return logits, kv_cache
-
-
 def no_speech_probability(logits: mx.array, tokenizer: Tokenizer, sot_index: int) -> float:
     if tokenizer.no_speech is None:
         return 0.0
     row = np.array(logits[0, sot_index].astype(mx.float32))
     return float(np.exp(log_softmax(row)[tokenizer.no_speech]))
-
-
-def decode_greedy(model, tokenizer: Tokenizer, features: mx.array, prompt: list[int], options: DecodeOptions) -> DecodeResult:
-    """Greedy decoding (beam 1) with timestamp rules, against features of any length."""
-    start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps)
-    sample_begin = len(start)
-    rules = make_rules(model, tokenizer, sample_begin, options, features.shape[1])
-    logits, kv_cache = prefill(model, start, features)
-    no_speech = no_speech_probability(logits, tokenizer, start.index(tokenizer.sot))
-    seq = list(start)
-    total = 0.0
-    limit = min(options.max_tokens, model.dims.n_text_ctx - sample_begin)
-    for _ in range(limit):
-        row = np.array(logits[:, -1].astype(mx.float32))
-        lp = rules.logprobs(row, [seq])[0]
-        token = int(lp.argmax())
-        total += float(lp[token])
-        if token == tokenizer.eot:
-            break
-        seq.append(token)
-        logits, kv_cache, _ = model.decoder(mx.array([[token]]), features, kv_cache=kv_cache)
-    return DecodeResult(seq[sample_begin:], total, no_speech, [1] * (len(seq) - sample_begin + 1))

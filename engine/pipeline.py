@@ -62,8 +62,8 @@ class PipelinedProcessor(OnlineProcessor):
     def process_iter(self) -> list[Word]:
         if not len(self.audio_buffer):
             return []
-        self._keep_within_encoder_window()
-        return self._step(self.audio_buffer.copy())
+        forced = self._make_room()
+        return forced + self._step(self.audio_buffer.copy())
 
     def _step(self, snapshot: np.ndarray | None) -> list[Word]:
         """Decode the pending round while the accelerator encodes snapshot (if any)."""

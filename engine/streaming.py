@@ -88,9 +88,9 @@ class OnlineProcessor:
         """Run one round on the current buffer; return the newly confirmed words."""
         if not len(self.audio_buffer):
             return []
-        self._keep_within_encoder_window()
+        forced = self._make_room()
         result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
-        return self._apply(result, self.buffer_offset)
+        return forced + self._apply(result, self.buffer_offset)
 
     def _apply(self, result: RoundResult, offset: float) -> list[Word]:
         """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
@@ -132,14 +132,17 @@ class OnlineProcessor:
         if self.buffer_offset < cut <= last:
             self._chunk_at(cut)
 
-    def _keep_within_encoder_window(self) -> None:
-        """Never let the buffer outgrow what the encoder takes: cut at the last confirmed word."""
+    def _make_room(self) -> list[Word]:
+        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long,
+        confirm the unconfirmed words of the oldest audio and cut after them; returns those words."""
         if self.buffer_s <= self.transcriber.max_buffer_s:
-            return
+            return []
+        target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
+        forced = self.hypothesis.confirm_until(target)
+        self.committed.extend(forced)
         cut = self.committed[-1].end if self.committed else 0.0
-        if cut <= self.buffer_offset:
-            cut = self.buffer_offset + self.buffer_s - self.transcriber.max_buffer_s
-        self._chunk_at(cut)
+        self._chunk_at(cut if cut > self.buffer_offset else target)
+        return forced
 
     def _chunk_at(self, time: float) -> None:
         self.hypothesis.pop_committed(time)

@@ -11,11 +11,30 @@ from engine.audio_io import load_audio
 from engine.asr import Transcriber
 from engine.beam_search import decode_beam, extend_beams, length_normalized
 from engine.encoder_input import Padding
-from engine.decoding import DecodeOptions, decode_greedy, initial_tokens, make_rules
+from engine.decoding import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from engine.fast_decoder import DecoderSession
 
 DATA = Path(__file__).parent / "data"
 SENTENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+
+def decode_greedy(model, tokenizer, features, prompt, options) -> DecodeResult:
+    """Reference greedy decoding on mlx-whisper's own decoder and KV cache, one token at a time."""
+    start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps)
+    sample_begin = len(start)
+    rules = make_rules(model, tokenizer, sample_begin, options, features.shape[1])
+    logits, kv_cache, _ = model.decoder(mx.array([start]), features, kv_cache=None)
+    no_speech = no_speech_probability(logits, tokenizer, start.index(tokenizer.sot))
+    seq, total = list(start), 0.0
+    for _ in range(min(options.max_tokens, model.dims.n_text_ctx - sample_begin)):
+        lp = rules.logprobs(np.array(logits[:, -1].astype(mx.float32)), [seq])[0]
+        token = int(lp.argmax())
+        total += float(lp[token])
+        if token == tokenizer.eot:
+            break
+        seq.append(token)
+        logits, kv_cache, _ = model.decoder(mx.array([[token]]), features, kv_cache=kv_cache)
+    return DecodeResult(seq[sample_begin:], total, no_speech, [1] * (len(seq) - sample_begin + 1))
+
 
 
 @pytest.fixture(scope="module")

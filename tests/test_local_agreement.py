@@ -86,3 +86,24 @@ def test_finish_flushes_unconfirmed_tail():
     proc.insert_audio_chunk(np.zeros(SAMPLE_RATE, np.float32))
     assert proc.process_iter() == []
     assert [w.text for w in proc.finish()] == ["only"]
+
+
+def test_rounds_agree_on_words_that_differ_only_in_punctuation_or_case():
+    hb = HypothesisBuffer()
+    hb.insert(words(("books,", 0.0, 0.4), ("which", 0.5, 0.8)), 0.0)
+    hb.flush()
+    hb.insert(words(("Books", 0.0, 0.4), ("which", 0.5, 0.8)), 0.0)
+    assert [w.text for w in hb.flush()] == ["Books", "which"]
+
+
+def test_full_buffer_without_agreement_confirms_oldest_words_instead_of_dropping_audio():
+    first = result([Segment(0.0, 30.0, "x", [], words(("alpha", 1.0, 2.0), ("beta", 20.0, 21.0)))])
+    second = result([Segment(0.0, 31.0, "y", [], words(("gamma", 1.0, 2.0)))])
+    tr = ScriptedTranscriber([first, second])
+    proc = OnlineProcessor(tr, buffer_trimming_s=15.0)
+    proc.insert_audio_chunk(np.zeros(29 * SAMPLE_RATE, np.float32))
+    assert proc.process_iter() == []
+    proc.insert_audio_chunk(np.zeros(2 * SAMPLE_RATE, np.float32))  # 31 s: over the encoder's 30 s
+    forced = proc.process_iter()
+    assert [w.text for w in forced] == ["alpha"]  # ends before 31 - 15 = 16 s: confirmed, not lost
+    assert proc.buffer_offset == 2.0
