@@ -142,7 +142,11 @@ def decode_beam(
     """Beam search after the prompt (previous text) and a forced prefix of the output (not returned).
     With a reference (the previous round's tokens): beam pruning when options.beam_pruning, one-pass
     verification of beam-1 steps when options.verify_reference."""
-    steps = iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix, audio_steps)
+    return run_steps(iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix, audio_steps))
+
+
+def run_steps(steps: Generator[None, None, DecodeResult]) -> DecodeResult:
+    """Run a decoding generator to its end and return its result."""
     while True:
         try:
             next(steps)

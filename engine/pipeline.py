@@ -24,6 +24,7 @@ from typing import Generator
 import numpy as np
 
 from .asr import Encoded, Transcriber
+from .beam_search import run_steps
 from .decoding import DecodeResult
 from .executor import Executor
 from .profile_store import Allocation
@@ -39,14 +40,6 @@ def _advance(steps: Generator, n: int) -> DecodeResult | None:
     except StopIteration as stop:
         return stop.value
     return None
-
-
-def _finish(steps: Generator) -> DecodeResult:
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
 
 
 class PipelinedProcessor(OnlineProcessor):
@@ -91,7 +84,7 @@ class PipelinedProcessor(OnlineProcessor):
         import mlx.core as mx
 
         with mx.stream(mx.gpu if self.cpu_device == "gpu" and mx.metal.is_available() else mx.cpu):
-            return _finish(steps)
+            return run_steps(steps)
 
     def finish(self) -> list[Word]:
         confirmed = self._step(None)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..asr import Word
 from ..errors import WhisperFlowError
+from ..model_store import file_sha256
 from ..paths import cache_dir
 from .textgrid import read_textgrid_words
 
@@ -42,14 +43,6 @@ class TimedReference:
     source: str
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class OfflineTranscripts:
     """Whole-file transcripts with word timestamps per (model, audio file), computed once and cached on
     disk, keyed by the model's weights, the audio's bytes and the method."""
@@ -76,7 +69,7 @@ class OfflineTranscripts:
 
     def _cache_path(self, model_name: str, audio_path: Path) -> Path:
         weights = self._weights_sha256(model_name)
-        key = hashlib.sha256(f"{weights}|{_file_sha256(audio_path)}|{OFFLINE_METHOD}".encode()).hexdigest()
+        key = hashlib.sha256(f"{weights}|{file_sha256(audio_path)}|{OFFLINE_METHOD}".encode()).hexdigest()
         return self.directory / f"{model_name.replace('/', '--')}-{key[:24]}.json"
 
     def words(self, model_name: str, audio_path: Path) -> list[Word]:
