@@ -69,7 +69,8 @@ def choose_hush(loaded: LoadedModel, directory: Path | None = None) -> tuple[Hus
     if found is None:
         return None, f"no hush word for {loaded.name}: padding every buffer to 30 s"
     samples, metadata = found
-    if metadata.get("weights_sha256") != loaded.weights_sha256:
+    # the same weights converted to float16 (on a GPU) have their own checksum, recorded beside float32's
+    if loaded.weights_sha256 not in (metadata.get("weights_sha256"), metadata.get("weights_sha256_float16")):
         return None, (f"the hush word for {loaded.name} was trained on other weights "
                       f"({str(metadata.get('weights_sha256'))[:12]}… ≠ {loaded.weights_sha256[:12]}…): padding every buffer to 30 s")
     word = HushWord(loaded.name, samples, metadata)

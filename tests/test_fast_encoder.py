@@ -9,7 +9,8 @@ import pytest
 from mlx.utils import tree_flatten, tree_map
 
 from engine.audio_io import load_audio
-from engine.decoding import DecodeOptions, decode_greedy
+from engine.beam_search import decode_beam
+from engine.decoding import DecodeOptions
 from engine.encoder_bench import main as encoder_bench
 from engine.encoder_input import PAD30, Padding, encoder_mel
 from engine.fast_encoder import fast_encode
@@ -53,8 +54,8 @@ def test_padded_to_30_s_matches_and_transcribes_the_same(tiny_model, padded_feat
     reference, fast = padded_features
     assert_close(fast, reference)
     model, tokenizer = tiny_model.model, tiny_model.tokenizer()
-    reference_tokens = decode_greedy(model, tokenizer, reference, [], DecodeOptions()).tokens
-    fast_tokens = decode_greedy(model, tokenizer, fast, [], DecodeOptions()).tokens
+    reference_tokens = decode_beam(model, tokenizer, reference, [], DecodeOptions()).tokens
+    fast_tokens = decode_beam(model, tokenizer, fast, [], DecodeOptions()).tokens
     assert fast_tokens == reference_tokens
     assert "movable types" in tokenizer.decode([t for t in fast_tokens if t < tokenizer.eot])
 
