@@ -64,7 +64,7 @@ def test_bench_runs_a_configuration_and_reports(corpus, tmp_path, capsys):
     assert cost["rounds"] == 2  # about 1.0 s, then the rest
     assert cost["gflops_per_round"] == pytest.approx(36.937728, rel=1e-3)  # padded to 30 s every round
     assert 0 < cost["encode_s"] < cost["mean_round_s"] and cost["cpu_per_audio_s"] > 0
-    assert cost["peak_rss_mb"] > 100 and cost["avg_beam"] == pytest.approx(1.0)
+    assert cost["peak_rss_mb"] > 100 and cost["avg_beam"] == pytest.approx(5.0)  # the baseline decodes with beam 5
     lower = row["lower_bound"]
     assert lower["files"] == 1 and lower["words"] >= 3
     # Unaware clock: words are confirmed at 1.0 s or at the end (1.78 s), never before they are spoken.
