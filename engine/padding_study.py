@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="whisperflow padding-study", description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny.en")
-    parser.add_argument("--corpus", type=Path, default=None, help="shared corpus folder (default /work/shared/corpus)")
+    parser.add_argument("--corpus", type=Path, default=None, help="shared corpus folder (default: shared/corpus in the working directory or a folder above it)")
     parser.add_argument("--hush-dir", type=Path, default=None, help="take the hush word from here instead of hushwords/")
     parser.add_argument("--limit", type=int, default=None, help="only the first N short clips")
     parser.add_argument("--json", type=Path, default=None, help="write every row and clip result here")
