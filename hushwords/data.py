@@ -32,8 +32,13 @@ MAX_SECONDS = 15.0
 
 
 def corpus_dir() -> Path:
-    """The shared corpus (WHISPERFLOW_CORPUS overrides /work/shared/corpus)."""
-    return Path(os.environ.get("WHISPERFLOW_CORPUS", "/work/shared/corpus"))
+    """The shared corpus: WHISPERFLOW_CORPUS, else shared/corpus in the working directory or a folder above it."""
+    from engine.bench.manifest import find_default_manifest
+
+    if os.environ.get("WHISPERFLOW_CORPUS"):
+        return Path(os.environ["WHISPERFLOW_CORPUS"])
+    manifest = find_default_manifest()
+    return manifest.parent if manifest else Path("shared/corpus")
 
 
 @dataclass(frozen=True)
