@@ -58,8 +58,9 @@ def test_stop_mid_stream_joins_every_thread(tiny_model):
 def test_interrupted_pipelined_cli_stream_exits_zero():
     proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "stream", str(CLIP), "--policy", "flow", "--pipeline"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    while not proc.stderr.readline().startswith("listening:"):
-        pass
+    for line in proc.stderr:  # notes first, then "listening:" once the stream runs
+        if line.startswith("listening:"):
+            break
     threading.Timer(3.0, proc.send_signal, (signal.SIGINT,)).start()
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
