@@ -47,7 +47,7 @@ def meta_record(plan: BenchPlan) -> dict:
     return {
         "type": "meta",
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
-        "manifest": str(plan.manifest),
+        "manifest": os.path.relpath(plan.manifest),  # relative: results are shared and committed
         "pace": plan.pace,
         "lower_bound": plan.lower_bound and plan.pace != "unaware",
         "reference_model": plan.reference_model,
