@@ -25,7 +25,7 @@ from .recovery_dialog import RecoveryDialog
 from .session_controller import SessionController
 from .sessions_dialog import SessionsDialog
 from .settings import AppSettings
-from .settings_dialog import SettingsDialog, model_names
+from .settings_dialog import SettingsDialog, model_combo
 from .source_picker import SourceChoice, SourcePicker
 from .transcript_view import TranscriptView, timestamp
 from .tray import TrayIcon
@@ -80,12 +80,7 @@ class MainWindow(QMainWindow):
         self.source_picker.changed.connect(self._source_changed)
         form.addRow("Source", self.source_picker)
         model_row = QHBoxLayout()
-        self.model_combo = QComboBox()
-        names = model_names()
-        if self.settings.model not in names:
-            names.append(self.settings.model)
-        self.model_combo.addItems(names)
-        self.model_combo.setCurrentText(self.settings.model)
+        self.model_combo = model_combo(self.settings.model)
         self.model_combo.currentTextChanged.connect(self._model_chosen)
         self.model_progress = QProgressBar(maximum=1000, textVisible=True)
         self.model_progress.setVisible(False)

@@ -42,6 +42,17 @@ def model_names() -> list[str]:
     return [m.name for m in list_models() if m.available]
 
 
+def model_combo(current: str) -> QComboBox:
+    """A model picker listing the usable models, with current (even if not installed) selected."""
+    combo = QComboBox()
+    names = model_names()
+    if current not in names:
+        names.append(current)
+    combo.addItems(names)
+    combo.setCurrentText(current)
+    return combo
+
+
 class ColourButton(QPushButton):
     """A button showing a colour; clicking picks a new one."""
 
@@ -96,12 +107,7 @@ class SettingsDialog(QDialog):
     def _transcription_tab(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        self.model_combo = QComboBox()
-        names = model_names()
-        if self.settings.model not in names:
-            names.append(self.settings.model)
-        self.model_combo.addItems(names)
-        self.model_combo.setCurrentText(self.settings.model)
+        self.model_combo = model_combo(self.settings.model)
         self.model_combo.currentTextChanged.connect(self._model_changed)
         form.addRow("Model", self.model_combo)
         self.language_combo = QComboBox()
