@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QMainWindow, QProgressBar, QPushButton, QSystemTrayIcon, QToolButton,
                                QVBoxLayout, QWidget)
 
