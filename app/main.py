@@ -7,14 +7,14 @@ import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-from engine.whisper_model import LoadedModel
+from engine.model.whisper_model import LoadedModel
 
-from .app_icon import app_icon
-from .main_window import MainWindow
-from .model_worker import ModelCache
-from .recovery_dialog import RecoveryDialog
-from .settings import load_settings, save_settings
-from .wizard import SetupWizard
+from app.widgets.app_icon import app_icon
+from app.windows.main_window import MainWindow
+from app.workers.model_worker import ModelCache
+from app.windows.recovery_dialog import RecoveryDialog
+from app.settings import load_settings, save_settings
+from app.windows.wizard import SetupWizard
 
 SAVE_DELAY_MS = 300
 

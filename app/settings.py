@@ -7,9 +7,9 @@ import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from engine.model_store import DEFAULT_MODEL
-from engine.paths import config_dir
-from engine.stream_config import StreamConfig
+from engine.model.store import DEFAULT_MODEL
+from engine.runtime.paths import config_dir
+from engine.stream.config import StreamConfig
 
 SETTINGS_FILE = "settings.json"
 

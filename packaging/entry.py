@@ -16,7 +16,7 @@ EXIT_NO_SCREENSHOT = 3
 
 
 def _use_bundled_openblas() -> None:
-    """Point engine/blas.py at the OpenBLAS the Linux bundle ships (unless the user chose one)."""
+    """Point engine/runtime/blas.py at the OpenBLAS the Linux bundle ships (unless the user chose one)."""
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle and "WHISPERFLOW_OPENBLAS" not in os.environ:
         found = sorted(glob.glob(os.path.join(bundle, "openblas", "libopenblas*.so*")))
@@ -53,7 +53,7 @@ def _bundled(module: str) -> bool:
 
 def _run_cli(argv: list[str]) -> int:
     """The `whisperflow` command line, with the subcommands whose code the bundle carries (no bench)."""
-    from engine import cli
+    from cli import cli
 
     cli.COMMAND_MODULES = tuple(m for m in cli.COMMAND_MODULES if _bundled(m))
     return cli.main(argv)
@@ -64,7 +64,7 @@ def _schedule_screenshot(path: str) -> None:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.main_window import MainWindow
+    from app.windows.main_window import MainWindow
 
     clock = QElapsedTimer()
     clock.start()
@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
     import engine  # noqa: F401  (loads OpenBLAS before MLX)
 
     if argv == ["--selftest"]:
-        from engine.selftest import main as selftest
+        from engine.runtime.selftest import main as selftest
 
         return selftest()
     if argv:

@@ -1,6 +1,6 @@
 """Draw assets/icon.png (1024x1024): a caption bubble with two text lines on a blue rounded tile.
 
-The same motif as the in-app icon (app/app_icon.py), with the full-bleed tile macOS and Linux docks expect.
+The same motif as the in-app icon (app/widgets/app_icon.py), with the full-bleed tile macOS and Linux docks expect.
 Run once after changing the design: `.venv/bin/python packaging/make_icon.py`; the build scripts make the
 .icns (macOS, iconutil) and the .desktop icon (Linux) from the PNG this writes.
 """

@@ -10,7 +10,7 @@ import engine  # noqa: E402,F401  (loads OpenBLAS before MLX)
 
 @pytest.fixture(scope="session")
 def tiny_model():
-    from engine.whisper_model import load_model
+    from engine.model.whisper_model import load_model
 
     return load_model("tiny.en")
 

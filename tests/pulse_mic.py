@@ -141,7 +141,7 @@ def start_virtual_mic(runtime_dir: Path) -> tuple[subprocess.Popen, VirtualMic]:
 
 
 def _rescan_portaudio() -> None:
-    from engine.devices import rescan_devices
+    from engine.audio.devices import rescan_devices
 
     rescan_devices()
 

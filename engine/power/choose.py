@@ -5,13 +5,13 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from .estimated import CpuTimeEstimateMeter
-from .linux_battery import open_battery
-from .linux_rapl import open_rapl
-from .macos_ioreg import open_ioreg
-from .macos_powermetrics import open_powermetrics
-from .meter import PowerMeter, PowerUnavailable
-from .nvml import open_nvml
+from engine.power.estimated import CpuTimeEstimateMeter
+from engine.power.linux_battery import open_battery
+from engine.power.linux_rapl import open_rapl
+from engine.power.macos_ioreg import open_ioreg
+from engine.power.macos_powermetrics import open_powermetrics
+from engine.power.meter import PowerMeter, PowerUnavailable
+from engine.power.nvml import open_nvml
 
 
 def candidates(platform: str = sys.platform) -> list[Callable[[], PowerMeter]]:

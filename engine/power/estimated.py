@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import psutil
 
-from .meter import CounterMeter
+from engine.power.meter import CounterMeter
 
 WATTS_PER_BUSY_CORE = 10.0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .meter import PowerUnavailable, SampledMeter
+from engine.power.meter import PowerUnavailable, SampledMeter
 
 POWER_SUPPLY = Path("/sys/class/power_supply")
 

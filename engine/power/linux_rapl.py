@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .meter import CounterMeter, PowerUnavailable
+from engine.power.meter import CounterMeter, PowerUnavailable
 
 POWERCAP = Path("/sys/class/powercap")
 _PACKAGE_ZONE = re.compile(r"^intel-rapl:\d+$")

@@ -11,7 +11,7 @@ import re
 import subprocess
 from typing import Callable
 
-from .meter import PowerUnavailable, SampledMeter
+from engine.power.meter import PowerUnavailable, SampledMeter
 
 IOREG_COMMAND = ["ioreg", "-rn", "AppleSmartBattery"]
 _PROPERTY = re.compile(r'^[\s|]*"([^"]+)" = (.*)$')

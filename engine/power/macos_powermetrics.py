@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Callable
 
-from .meter import PowerUnavailable, SampledMeter
+from engine.power.meter import PowerUnavailable, SampledMeter
 
 _LINE = re.compile(r"^\s*(CPU|GPU|ANE|Combined|Intel energy model derived package)\b[^:]*:\s*([0-9.]+)\s*(mW|W)\s*$")
 

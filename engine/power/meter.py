@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import WhisperFlowError
+from engine.errors import WhisperFlowError
 
 Covers = Literal["package", "cpu", "gpu", "system"]
 COVERS_TEXT = {

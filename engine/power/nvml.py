@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
-from .meter import CounterMeter, PowerUnavailable
+from engine.power.meter import CounterMeter, PowerUnavailable
 
 LIBRARY = "nvml.dll" if sys.platform == "win32" else "libnvidia-ml.so.1"
 NVML_SUCCESS = 0

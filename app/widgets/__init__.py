@@ -1,0 +1,1 @@
+"""Widgets the windows are built from."""

@@ -1,0 +1,187 @@
+"""The thread-allocation profile: the saved choice, and "Calibrate now" running the profiler with
+progress, cancel and its result table (shared by the settings pane and the first-run wizard)."""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from engine.errors import WhisperFlowError
+from engine.model.store import prepare_model
+from engine.stream.profiles import CalibrationRow, Profile, load_profile
+from engine.stream.profiler import calibrate, candidate_allocations
+from engine.model.whisper_model import load_model_dir
+
+from engine.runtime.mlx_thread import own_stream
+from app.workers.model_worker import ModelCache
+from app.workers.threads import start_on_thread
+
+
+class CalibrationWorker(QObject):
+    """Loads the model if needed and runs the profiler; `cancel()` may be called from any thread."""
+
+    progress = Signal(float, str)
+    result = Signal(object)  # Profile
+    failed = Signal(str)
+    finished = Signal()
+
+    def __init__(self, model: str, cache: ModelCache):
+        super().__init__()
+        self.model = model
+        self.cache = cache
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            with own_stream():
+                loaded = self.cache.get(self.model)
+                if loaded is None:
+                    self.progress.emit(0.0, f"Preparing {self.model}…")
+                    loaded = load_model_dir(prepare_model(self.model), self.model)
+                    self.cache.put(loaded)
+                profile = calibrate(loaded, progress=self._progress, cancel=self._cancel)
+            if profile is None:
+                self.failed.emit("Calibration cancelled; the previous profile is kept.")
+            else:
+                self.result.emit(profile)
+        except WhisperFlowError as exc:
+            self.failed.emit(str(exc))
+        finally:
+            self.finished.emit()
+
+    def _progress(self, done: int, total: int, last: CalibrationRow | None) -> None:
+        text = f"Measuring allocation {min(done + 1, total)} of {total}"
+        if last is not None:
+            text += f" (last: {last.allocation.label()})"
+        self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
+
+
+COLUMNS = ("Allocation", "Mean latency", "p90 latency", "WER", "CPU s / audio s", "Power", "Chosen")
+
+
+def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
+    def seconds(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f} s"
+
+    watts = "—" if row.watts is None else f"{row.watts:.1f} W"
+    chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
+    return [row.allocation.label(), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
+            f"{row.cpu_s_per_audio_s:.2f}", f"{watts} ({row.energy_source})", chosen]
+
+
+class CalibrationPanel(QWidget):
+    """Shows the current profile and runs calibration. `model_name` is read when calibration starts."""
+
+    calibrated = Signal(object)
+
+    def __init__(self, cache: ModelCache, model_name, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.cache = cache
+        self.model_name = model_name
+        self.summary = QLabel(wordWrap=True)
+        self.start_button = QPushButton("Calibrate now")
+        self.cancel_button = QPushButton("Cancel", enabled=False)
+        self.progress = QProgressBar(textVisible=True, maximum=1000)
+        self.progress.setFormat("")
+        self.progress.setVisible(False)
+        self.status = QLabel(wordWrap=True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setVisible(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress, 1)
+        buttons.addStretch(0)  # keeps the buttons at their size while the progress bar is hidden
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(self.table, 1)
+        layout.addStretch(0)  # takes the spare room while there is no table
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self._worker: CalibrationWorker | None = None
+        self._thread = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the saved profile for the current model (and its table, when it has one)."""
+        model = self.model_name()
+        profile = load_profile(model)
+        if profile is None:
+            count = len(candidate_allocations())
+            self.summary.setText(f"{model} is not calibrated on this computer yet, so it runs without pipelining. "
+                                 f"Calibration streams a short bundled recording under {count} thread "
+                                 "allocations and keeps the fastest (a few minutes).")
+            self.table.setVisible(False)
+            return
+        self.summary.setText(f"{model} runs with: {profile.allocation.label()} "
+                             f"(calibrated {profile.created[:16].replace('T', ' ')}).")
+        self.show_profile(profile)
+
+    def running(self) -> bool:
+        return self._worker is not None
+
+    def start(self) -> None:
+        if self._worker is not None:
+            return
+        self._worker = CalibrationWorker(self.model_name(), self.cache)
+        self._worker.progress.connect(self._on_progress)
+        self._worker.result.connect(self._on_result)
+        self._worker.failed.connect(self.status.setText)
+        self._worker.finished.connect(self._on_finished)
+        self.start_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.status.setText("Calibrating…")
+        self._thread = start_on_thread(self._worker, self)
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            self.status.setText("Cancelling after the current measurement…")
+
+    def _on_progress(self, fraction: float, text: str) -> None:
+        self.progress.setValue(int(fraction * 1000))
+        self.progress.setFormat(f"{fraction:.0%}")
+        self.status.setText(text)
+
+    def show_profile(self, profile: Profile) -> None:
+        self.table.setRowCount(len(profile.rows))
+        for r, row in enumerate(profile.rows):
+            for c, text in enumerate(row_cells(row, profile)):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignCenter)
+                self.table.setItem(r, c, item)
+        self.table.setVisible(bool(profile.rows))
+
+    def _on_result(self, profile: Profile) -> None:
+        self.refresh()
+        self.status.setText(f"Done: the fastest allocation is saved ({profile.allocation.label()}).")
+        self.calibrated.emit(profile)
+
+    def _on_finished(self) -> None:
+        self._worker = None
+        self.start_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
+
+    def shutdown(self) -> None:
+        """Cancel a running calibration and wait for it to end (the window is closing)."""
+        if self._worker is not None:
+            self._worker.cancel()
+        if self._thread is not None:
+            self._thread.wait()

@@ -1,0 +1,133 @@
+"""Where the sound comes from: every input device, the computer's own audio, or an audio file."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from engine.audio.devices import InputDevice, list_input_devices, pulse_sources, rescan_devices
+from engine.audio.sources import AudioSource, FileSource, MicrophoneSource
+from engine.audio.screencapture import system_audio_availability
+
+SCREEN_CAPTURE_KEY = "screencapture"  # macOS 13+: everything the Mac plays, through ScreenCaptureKit
+AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *.mp4);;All files (*)"
+
+
+@dataclass(frozen=True)
+class SourceChoice:
+    """One entry of the picker. `key` is what settings remember (a device name, ``pulse:…`` or a path)."""
+
+    kind: Literal["microphone", "system", "file"]
+    key: str
+    label: str
+
+    def open(self) -> AudioSource:
+        """A new, not yet started source for this choice."""
+        if self.kind == "file":
+            return FileSource(self.key)
+        if self.key == SCREEN_CAPTURE_KEY:
+            from engine.audio.screencapture import ScreenCaptureSource
+
+            return ScreenCaptureSource()
+        return MicrophoneSource(self.key)
+
+    @property
+    def pace(self) -> str:
+        """Files are transcribed as fast as the machine can; live inputs arrive in real time."""
+        return "fast" if self.kind == "file" else "realtime"
+
+
+def _choice(device: InputDevice) -> SourceChoice:
+    key = device.id if isinstance(device.id, str) else device.name
+    prefix = "System audio: " if device.kind == "system" else ""
+    suffix = " (default)" if device.is_default and device.kind == "microphone" else ""
+    return SourceChoice(device.kind, key, prefix + device.name + suffix)
+
+
+def available_sources() -> list[SourceChoice]:
+    """Microphones (sound-server sources first, then PortAudio devices), then system audio."""
+    pulse = pulse_sources()
+    mics = [_choice(d) for d in pulse if d.kind == "microphone"]
+    mics += [_choice(d) for d in list_input_devices()]
+    mics.sort(key=lambda c: not c.label.endswith("(default)"))
+    system = [_choice(d) for d in pulse if d.kind == "system"]
+    if sys.platform == "darwin" and system_audio_availability().available:
+        system.append(SourceChoice("system", SCREEN_CAPTURE_KEY, "System audio (everything the Mac plays)"))
+    return mics + system
+
+
+class SourcePicker(QWidget):
+    """A combo box of sources, with a note under it when system audio is unavailable."""
+
+    changed = Signal(object)  # SourceChoice | None
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.combo = QComboBox()
+        self.combo.setMinimumContentsLength(28)
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.note = QLabel(wordWrap=True)
+        self.note.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.note.setStyleSheet("color: palette(placeholder-text);")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.combo, 1)
+        self.rescan_button = QToolButton(text="Rescan", toolTip="Look for devices plugged in since the last scan")
+        self.rescan_button.clicked.connect(self.rescan)
+        row.addWidget(self.rescan_button)
+        layout.addLayout(row)
+        layout.addWidget(self.note)
+        self._file: SourceChoice | None = None
+        self._last_index = 0
+        self.combo.activated.connect(self._activated)
+        self.refresh()
+
+    def refresh(self, select_key: str | None = None) -> None:
+        """Re-list the sources, keeping the current choice (or selecting select_key) when it still exists."""
+        keep = select_key or (self.current().key if self.current() else None)
+        self.combo.blockSignals(True)
+        self.combo.clear()
+        choices = available_sources()
+        for choice in choices:
+            self.combo.addItem(choice.label, choice)
+        if self._file is not None:
+            self.combo.addItem(f"File: {Path(self._file.key).name}", self._file)
+        self.combo.addItem("Audio file…", None)
+        has_system = any(c.kind == "system" for c in choices)
+        self.note.setVisible(not has_system)
+        self.note.setText("" if has_system else system_audio_availability().message)
+        index = next((i for i in range(self.combo.count())
+                      if self.combo.itemData(i) is not None and self.combo.itemData(i).key == keep), 0)
+        self.combo.setCurrentIndex(index)
+        self._last_index = index
+        self.combo.blockSignals(False)
+
+    def rescan(self) -> None:
+        """Ask PortAudio and the sound server again (only while no source is open)."""
+        rescan_devices()
+        self.refresh()
+
+    def current(self) -> SourceChoice | None:
+        return self.combo.currentData()
+
+    def choose_file(self, path: str) -> None:
+        """Make the audio file at path the current source."""
+        self._file = SourceChoice("file", path, f"File: {Path(path).name}")
+        self.refresh(select_key=path)
+        self.changed.emit(self._file)
+
+    def _activated(self, index: int) -> None:
+        if self.combo.itemData(index) is not None:
+            self._last_index = index
+            self.changed.emit(self.current())
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Transcribe an audio file", str(Path.home()), AUDIO_FILES)
+        if path:
+            self.choose_file(path)
+        else:
+            self.combo.setCurrentIndex(self._last_index)

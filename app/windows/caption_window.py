@@ -1,0 +1,319 @@
+"""The floating caption window: frameless, always on top, translucent, on every desktop.
+
+Confirmed words are drawn solid and the unconfirmed tail dimmed; the text is painted in one pass
+only when it changed, so updates happen in place without flicker. Drag anywhere to move, drag an
+edge or corner to resize; right-click for appearance. It hides after a configurable silence and
+comes back on speech.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter
+from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
+
+from engine.session.events import StreamUpdate
+
+from app.widgets.all_desktops import show_on_all_desktops
+from app.widgets.caption_layout import CaptionWord, wrap_words
+from app.settings import CaptionStyle
+
+EDGE = 8  # px from the border where dragging resizes instead of moving
+PADDING = 14
+SPEECH_LEVEL = 0.01  # RMS above which a round counts as speech even before words appear
+MAX_HISTORY_LINES = 12
+DIM_ALPHA = 0.5
+FONT_SIZES = (14, 18, 22, 28, 36, 48)
+OPACITIES = (0.4, 0.6, 0.8, 0.95)
+HIDE_AFTER = (0.0, 4.0, 8.0, 15.0, 30.0)
+
+
+def _edges_at(rect: QRect, pos: QPoint) -> Qt.Edge:
+    edges = Qt.Edge(0)
+    if pos.x() < EDGE:
+        edges |= Qt.LeftEdge
+    if pos.x() > rect.width() - EDGE:
+        edges |= Qt.RightEdge
+    if pos.y() < EDGE:
+        edges |= Qt.TopEdge
+    if pos.y() > rect.height() - EDGE:
+        edges |= Qt.BottomEdge
+    return edges
+
+
+_CURSORS = {
+    Qt.LeftEdge: Qt.SizeHorCursor, Qt.RightEdge: Qt.SizeHorCursor,
+    Qt.TopEdge: Qt.SizeVerCursor, Qt.BottomEdge: Qt.SizeVerCursor,
+    Qt.LeftEdge | Qt.TopEdge: Qt.SizeFDiagCursor, Qt.RightEdge | Qt.BottomEdge: Qt.SizeFDiagCursor,
+    Qt.RightEdge | Qt.TopEdge: Qt.SizeBDiagCursor, Qt.LeftEdge | Qt.BottomEdge: Qt.SizeBDiagCursor,
+}
+
+
+class CaptionWindow(QWidget):
+    """Shows live captions. `caption_style` is edited in place; `style_changed` fires after every change."""
+
+    style_changed = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, caption_style: CaptionStyle, parent: QWidget | None = None, floating: bool = True):
+        flags = Qt.FramelessWindowHint | Qt.WindowStaysOnTopHint | Qt.Tool if floating else Qt.Widget
+        super().__init__(parent, flags)
+        self.floating = floating  # False: a preview inside another window (no moving, hiding or geometry)
+        self.setWindowTitle("WhisperFlow captions")
+        self.setAttribute(Qt.WA_TranslucentBackground)
+        self.setAttribute(Qt.WA_ShowWithoutActivating)
+        self.setMouseTracking(True)
+        self.setMinimumSize(QSize(220, 60))
+        self.caption_style = caption_style
+        self.enabled = True  # the person wants captions; silence only hides them for a while
+        self._confirmed: list[str] = []
+        self._tentative: list[str] = []
+        self._latency_s: float | None = None
+        self._last_speech = time.monotonic()
+        self._press: tuple[QPoint, QRect, Qt.Edge] | None = None
+        self._silence_timer = QTimer(self, interval=250, timeout=self._hide_if_silent)
+        self._save_timer = QTimer(self, singleShot=True, interval=400, timeout=self.style_changed.emit)
+        self.setMinimumHeight(self.preferred_height())
+        if not floating:
+            self.setFixedHeight(self.preferred_height())
+        self.on_all_desktops = False
+        if floating:
+            self._silence_timer.start()
+            self._restore_geometry()
+            self.on_all_desktops = show_on_all_desktops(self)
+
+    # --- content -------------------------------------------------------------------------------
+    def show_words(self, confirmed: list[str], tentative: list[str]) -> None:
+        """Replace the content (the wizard's preview)."""
+        self._confirmed, self._tentative = list(confirmed), list(tentative)
+        self.update()
+
+    def show_update(self, update: StreamUpdate) -> None:
+        """Add the round's confirmed words and replace the unconfirmed tail."""
+        tentative = [w.text for w in update.tentative]
+        if update.confirmed:
+            self._confirmed.extend(w.text for w in update.confirmed)
+            self._latency_s = max(0.0, update.confirmed[-1].emitted - update.confirmed[-1].end)
+        speech = bool(update.confirmed) or tentative != self._tentative or update.level > SPEECH_LEVEL
+        changed = bool(update.confirmed) or tentative != self._tentative
+        self._tentative = tentative
+        if speech:
+            self._last_speech = time.monotonic()
+            if self.floating and self.enabled and not self.isVisible():
+                self.show()
+        if changed:
+            self._drop_scrolled_lines()
+            self.update()
+
+    def clear(self) -> None:
+        self._confirmed, self._tentative, self._latency_s = [], [], None
+        self.update()
+
+    def text(self) -> str:
+        """What the window holds: confirmed words, then the unconfirmed tail."""
+        return " ".join(self._confirmed + self._tentative)
+
+    def visible_lines(self) -> list[list[CaptionWord]]:
+        """The lines on screen now, newest last."""
+        return self._lines()[-self.caption_style.lines:]
+
+    def _words(self) -> list[CaptionWord]:
+        return [CaptionWord(t, True) for t in self._confirmed] + [CaptionWord(t, False) for t in self._tentative]
+
+    def _lines(self) -> list[list[CaptionWord]]:
+        metrics = QFontMetricsF(self._font())
+        return wrap_words(self._words(), self._text_rect().width(), metrics.horizontalAdvance)
+
+    def _drop_scrolled_lines(self) -> None:
+        """Forget confirmed words on lines far above the visible ones (whole lines, so breaks stay put)."""
+        lines = self._lines()
+        extra = len(lines) - MAX_HISTORY_LINES
+        if extra > 0:
+            drop = sum(1 for line in lines[:extra] for w in line if w.confirmed)
+            self._confirmed = self._confirmed[drop:]
+
+    # --- appearance ----------------------------------------------------------------------------
+    def _font(self) -> QFont:
+        font = QFont(self.font())
+        font.setPointSizeF(self.caption_style.font_size)
+        font.setWeight(QFont.DemiBold)
+        return font
+
+    def _small_font(self) -> QFont:
+        font = QFont(self.font())
+        font.setPointSizeF(max(8.0, self.caption_style.font_size * 0.42))
+        return font
+
+    def _footer_height(self) -> float:
+        return QFontMetricsF(self._small_font()).height() + 2 if self.caption_style.show_latency else 0.0
+
+    def _text_rect(self) -> QRect:
+        return self.rect().adjusted(PADDING, PADDING - 4, -PADDING, -PADDING + 4 - int(self._footer_height()))
+
+    def preferred_height(self) -> int:
+        line = QFontMetricsF(self._font()).lineSpacing()
+        return int(line * self.caption_style.lines + 2 * PADDING + self._footer_height())
+
+    def apply_style(self) -> None:
+        """Re-read `caption_style` (after settings changed it) and fit the height to the number of lines."""
+        self.setMinimumHeight(self.preferred_height())
+        if not self.floating:
+            self.setFixedHeight(self.preferred_height())
+        self.resize(self.width(), self.preferred_height())
+        self.update()
+
+    def _restore_geometry(self) -> None:
+        geometry = self.caption_style.geometry
+        if geometry and len(geometry) == 4:
+            self.setGeometry(QRect(*geometry))
+            return
+        screen = QGuiApplication.primaryScreen().availableGeometry()
+        width = min(900, int(screen.width() * 0.7))
+        self.setGeometry(screen.x() + (screen.width() - width) // 2,
+                         screen.y() + screen.height() - self.preferred_height() - 80, width, self.preferred_height())
+
+    def _style_edited(self) -> None:
+        self.apply_style()
+        self.style_changed.emit()
+
+    # --- painting ------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.Antialiasing)
+        background = QColor(self.caption_style.background_color)
+        background.setAlphaF(self.caption_style.opacity)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(background)
+        painter.drawRoundedRect(self.rect(), 10, 10)
+        font = self._font()
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        solid = QColor(self.caption_style.text_color)
+        dim = QColor(solid)
+        dim.setAlphaF(DIM_ALPHA)
+        area = self._text_rect()
+        lines = self._lines()[-self.caption_style.lines:]
+        y = area.bottom() - metrics.lineSpacing() * len(lines) + metrics.ascent()
+        space = metrics.horizontalAdvance(" ")
+        for line in lines:
+            x = float(area.left())
+            for word in line:
+                painter.setPen(solid if word.confirmed else dim)
+                painter.drawText(QPoint(int(x), int(y)), word.text)
+                x += metrics.horizontalAdvance(word.text) + space
+            y += metrics.lineSpacing()
+        if self.caption_style.show_latency:
+            painter.setFont(self._small_font())
+            painter.setPen(dim)
+            painter.drawText(self.rect().adjusted(PADDING, 0, -PADDING, -6), Qt.AlignRight | Qt.AlignBottom,
+                             self.latency_text())
+        painter.end()
+
+    def latency_text(self) -> str:
+        return "latency –" if self._latency_s is None else f"latency {self._latency_s:.1f} s"
+
+    # --- silence -------------------------------------------------------------------------------
+    def _hide_if_silent(self) -> None:
+        limit = self.caption_style.hide_after_s
+        if limit > 0 and self.isVisible() and time.monotonic() - self._last_speech > limit:
+            self.hide()
+
+    def set_enabled(self, enabled: bool) -> None:
+        """Show (and keep showing on speech) or hide the captions for good."""
+        self.enabled = enabled
+        self._last_speech = time.monotonic()
+        self.setVisible(enabled)
+
+    # --- move and resize -----------------------------------------------------------------------
+    def mousePressEvent(self, event) -> None:
+        if event.button() != Qt.LeftButton or not self.floating:
+            return
+        edges = _edges_at(self.rect(), event.position().toPoint())
+        handle = self.windowHandle()
+        started = handle.startSystemResize(edges) if edges else handle.startSystemMove()
+        if not started:  # platforms without system move/resize: track the drag ourselves
+            self._press = (event.globalPosition().toPoint(), self.geometry(), edges)
+
+    def mouseMoveEvent(self, event) -> None:
+        if self._press is None:
+            edges = _edges_at(self.rect(), event.position().toPoint())
+            self.setCursor(_CURSORS.get(edges, Qt.ArrowCursor))
+            return
+        start, geometry, edges = self._press
+        delta = event.globalPosition().toPoint() - start
+        self.setGeometry(self._dragged(geometry, edges, delta))
+
+    def _dragged(self, geometry: QRect, edges: Qt.Edge, delta: QPoint) -> QRect:
+        g = QRect(geometry)
+        if not edges:
+            g.translate(delta)
+            return g
+        minimum = self.minimumSize()
+        if edges & Qt.LeftEdge:
+            g.setLeft(min(g.left() + delta.x(), g.right() - minimum.width()))
+        if edges & Qt.RightEdge:
+            g.setRight(max(g.right() + delta.x(), g.left() + minimum.width()))
+        if edges & Qt.TopEdge:
+            g.setTop(min(g.top() + delta.y(), g.bottom() - minimum.height()))
+        if edges & Qt.BottomEdge:
+            g.setBottom(max(g.bottom() + delta.y(), g.top() + minimum.height()))
+        return g
+
+    def mouseReleaseEvent(self, event) -> None:
+        self._press = None
+
+    def moveEvent(self, event) -> None:
+        self._remember_geometry()
+
+    def resizeEvent(self, event) -> None:
+        self._remember_geometry()
+
+    def _remember_geometry(self) -> None:
+        if not self.floating:
+            return
+        g = self.geometry()
+        self.caption_style.geometry = [g.x(), g.y(), g.width(), g.height()]
+        self._save_timer.start()
+
+    # --- context menu --------------------------------------------------------------------------
+    def contextMenuEvent(self, event) -> None:
+        if self.floating:
+            self.build_menu().exec(event.globalPos())
+
+    def build_menu(self) -> QMenu:
+        menu = QMenu(self)
+        self._choice_menu(menu, "Font size", FONT_SIZES, "font_size", lambda v: f"{v} pt")
+        self._choice_menu(menu, "Lines", (1, 2, 3, 4), "lines", str)
+        self._choice_menu(menu, "Opacity", OPACITIES, "opacity", lambda v: f"{round(v * 100)} %")
+        self._choice_menu(menu, "Hide after silence", HIDE_AFTER, "hide_after_s",
+                          lambda v: "never" if v == 0 else f"{v:g} s")
+        menu.addAction("Text colour…", lambda: self._pick_colour("text_color"))
+        menu.addAction("Background colour…", lambda: self._pick_colour("background_color"))
+        latency = menu.addAction("Show latency")
+        latency.setCheckable(True)
+        latency.setChecked(self.caption_style.show_latency)
+        latency.toggled.connect(lambda on: self._set("show_latency", on))
+        menu.addSeparator()
+        menu.addAction("Settings…", self.settings_requested.emit)
+        menu.addAction("Hide captions", lambda: self.set_enabled(False))
+        return menu
+
+    def _choice_menu(self, menu: QMenu, title: str, values, attr: str, label) -> None:
+        sub = menu.addMenu(title)
+        group = QActionGroup(sub)
+        for value in values:
+            action = QAction(label(value), sub, checkable=True)
+            action.setChecked(getattr(self.caption_style, attr) == value)
+            action.triggered.connect(lambda _=False, v=value: self._set(attr, v))
+            group.addAction(action)
+            sub.addAction(action)
+
+    def _set(self, attr: str, value) -> None:
+        setattr(self.caption_style, attr, value)
+        self._style_edited()
+
+    def _pick_colour(self, attr: str) -> None:
+        colour = QColorDialog.getColor(QColor(getattr(self.caption_style, attr)), self, "Caption colour")
+        if colour.isValid():
+            self._set(attr, colour.name())

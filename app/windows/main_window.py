@@ -1,0 +1,398 @@
+"""The main window: source and model pickers, start/stop with a level meter, the live transcript,
+export, past sessions, and the caption window and tray icon it drives."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QMainWindow, QProgressBar, QPushButton, QSystemTrayIcon, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from engine.errors import WhisperFlowError
+from engine.session.events import StreamUpdate
+from engine.session.exporters import FORMAT_NAMES, FORMATS, export
+from engine.session.journal import SessionInfo, load_session, mark_recovered, unfinished_sessions
+from engine.session.transcript import SessionMeta, Transcript
+
+from app.widgets.app_icon import app_icon
+from app.windows.caption_window import CaptionWindow
+from app.widgets.level_meter import LevelMeter
+from app.workers.model_worker import ModelCache
+from app.windows.recovery_dialog import RecoveryDialog
+from app.workers.session_controller import SessionController
+from app.windows.sessions_dialog import SessionsDialog
+from app.settings import AppSettings
+from app.windows.settings_dialog import SettingsDialog, model_combo
+from app.widgets.source_picker import SourceChoice, SourcePicker
+from app.widgets.transcript_view import TranscriptView, timestamp
+from app.windows.tray import TrayIcon
+
+EXPORT_FILTERS = {f"{FORMAT_NAMES[f]} (*.{f})": f for f in FORMATS}
+STAGES = {"converting": "Converting", "writing": "Writing", "downloading": "Downloading", "loading": "Loading",
+          "ready": "Ready"}
+
+
+class MainWindow(QMainWindow):
+    """`settings_changed` fires after any setting changed (the app saves them)."""
+
+    settings_changed = Signal()
+    wizard_requested = Signal()
+    closed = Signal()  # the window closed for good (not just hidden to the tray): the app should quit
+
+    def __init__(self, settings: AppSettings, cache: ModelCache):
+        super().__init__()
+        self.setWindowTitle("WhisperFlow")
+        self.setWindowIcon(app_icon())
+        self.settings = settings
+        self.cache = cache
+        self.controller = SessionController(settings, cache, self)
+        self.meta: SessionMeta | None = None  # the session the transcript shows
+        self.settings_dialog: SettingsDialog | None = None
+        self._started_at = 0.0
+        self._quitting = False
+        self._build()
+        self._build_menus()
+        self.captions = CaptionWindow(settings.caption)
+        self.captions.style_changed.connect(self._caption_style_changed)
+        self.captions.settings_requested.connect(lambda: self.open_settings("Captions"))
+        self.tray = TrayIcon(self)
+        self.tray.start_stop_requested.connect(self.toggle_session)
+        self.tray.captions_toggled.connect(self.set_captions_shown)
+        self.tray.show_window_requested.connect(self._raise)
+        self.tray.quit_requested.connect(self.quit)
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray.show()
+        self._connect_controller()
+        self._clock = QTimer(self, interval=500, timeout=self._tick)
+        self._restore_geometry()
+        self._state_changed("idle")
+
+    # --- layout --------------------------------------------------------------------------------
+    def _build(self) -> None:
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        form = QFormLayout()
+        self.source_picker = SourcePicker()
+        self.source_picker.refresh(select_key=self.settings.source_id)
+        self.source_picker.changed.connect(self._source_changed)
+        form.addRow("Source", self.source_picker)
+        model_row = QHBoxLayout()
+        self.model_combo = model_combo(self.settings.model)
+        self.model_combo.currentTextChanged.connect(self._model_chosen)
+        self.model_progress = QProgressBar(maximum=1000, textVisible=True)
+        self.model_progress.setVisible(False)
+        model_row.addWidget(self.model_combo, 1)
+        model_row.addWidget(self.model_progress, 1)
+        form.addRow("Model", model_row)
+        outer.addLayout(form)
+        controls = QHBoxLayout()
+        self.start_button = QPushButton("Start")
+        self.start_button.setMinimumWidth(110)
+        self.start_button.clicked.connect(self.toggle_session)
+        self.level_meter = LevelMeter()
+        self.session_label = QLabel()
+        controls.addWidget(self.start_button)
+        controls.addWidget(self.level_meter, 1)
+        controls.addWidget(self.session_label)
+        outer.addLayout(controls)
+        self.banner = QWidget()
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.setContentsMargins(8, 4, 4, 4)
+        self.banner_text = QLabel(wordWrap=True)
+        self.banner_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        close = QToolButton(text="✕", autoRaise=True, toolTip="Dismiss")
+        close.clicked.connect(lambda: self.banner.setVisible(False))
+        banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(close, 0, Qt.AlignTop)
+        self.banner.setVisible(False)
+        outer.addWidget(self.banner)
+        self.transcript = TranscriptView()
+        outer.addWidget(self.transcript, 1)
+        self.setCentralWidget(central)
+        self.statusBar()
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.export_action = self._action(file_menu, "&Export transcript…", self.export_dialog, QKeySequence("Ctrl+E"))
+        self.export_selection_action = self._action(file_menu, "Export &selection…",
+                                                    lambda: self.export_dialog(selection=True),
+                                                    QKeySequence("Ctrl+Shift+E"))
+        self._action(file_menu, "&Past sessions…", self.open_sessions, QKeySequence("Ctrl+H"))
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.quit, QKeySequence.Quit)
+        captions_menu = bar.addMenu("&Captions")
+        self.start_action = self._action(captions_menu, "&Start", self.toggle_session, QKeySequence("Ctrl+Return"))
+        self.show_captions_action = self._action(captions_menu, "Show &caption window", None,
+                                                 QKeySequence("Ctrl+Shift+C"))
+        self.show_captions_action.setCheckable(True)
+        self.show_captions_action.setChecked(True)
+        self.show_captions_action.toggled.connect(self.set_captions_shown)
+        self._action(captions_menu, "&Find in transcript", self._focus_search, QKeySequence.Find)
+        tools = bar.addMenu("&Tools")
+        self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
+        self._action(tools, "Setup &wizard…", self.wizard_requested.emit)
+
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        if slot is not None:
+            action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.main_geometry
+        if geometry and len(geometry) == 4:
+            self.setGeometry(QRect(*geometry))
+        else:
+            self.resize(760, 560)
+
+    def _connect_controller(self) -> None:
+        c = self.controller
+        c.state_changed.connect(self._state_changed)
+        c.model_progress.connect(self._model_progress)
+        c.session_started.connect(self._session_started)
+        c.update.connect(self._stream_update)
+        c.level.connect(self.level_meter.set_level)
+        c.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        c.error.connect(self.show_error)
+        c.session_ended.connect(self._session_ended)
+
+    # --- sessions ------------------------------------------------------------------------------
+    def toggle_session(self) -> None:
+        if self.controller.state == "idle":
+            self.start_session()
+        else:
+            self.controller.stop()
+
+    def start_session(self, choice: SourceChoice | None = None) -> None:
+        """Caption from choice (default: the picker's current source)."""
+        choice = choice or self.source_picker.current()
+        if choice is None:
+            self.show_error("Choose where the sound comes from first.")
+            return
+        self.controller.start(choice.label, choice.open, choice.pace)
+
+    def _session_started(self, meta: SessionMeta) -> None:
+        self.meta = meta
+        self.transcript.clear()
+        self.captions.clear()
+        self.banner.setVisible(False)
+        self._started_at = time.monotonic()
+        self._clock.start()
+        self._tick()
+        if self.captions.enabled:
+            self.captions.show()
+
+    def _stream_update(self, update: StreamUpdate) -> None:
+        self.transcript.add_words(update.confirmed)
+        self.captions.show_update(update)
+
+    def _session_ended(self, done) -> None:
+        self._clock.stop()
+        self.level_meter.reset()
+        words = len(self.transcript.words())
+        self.session_label.setText(f"{words} words saved")
+        if done is not None:
+            self.statusBar().showMessage(f"Session ended: {done.audio_s:.0f} s of audio, {words} words.", 15000)
+
+    def _tick(self) -> None:
+        elapsed = time.monotonic() - self._started_at
+        self.session_label.setText(f"{self.meta.source if self.meta else ''} · {timestamp(elapsed)}")
+
+    def _state_changed(self, state: str) -> None:
+        running = state in ("running", "stopping")
+        label = {"idle": "Start", "preparing": "Cancel", "running": "Stop", "stopping": "Stopping…"}[state]
+        self.start_button.setText(label)
+        self.start_button.setEnabled(state != "stopping")
+        self.start_action.setText("&Stop" if running else "&Start")
+        self.source_picker.setEnabled(state == "idle")
+        self.model_combo.setEnabled(state == "idle")
+        self.tray.set_state(state)
+        if state == "preparing":
+            self.model_progress.setVisible(True)
+            self.model_progress.setValue(0)
+            self.model_progress.setFormat(f"Preparing {self.settings.model}…")
+        elif self.model_progress.isVisible() and state != "preparing":
+            self.model_progress.setVisible(False)
+
+    def _model_progress(self, stage: str, fraction: float) -> None:
+        self.model_progress.setVisible(True)
+        self.model_progress.setValue(int(fraction * 1000))
+        self.model_progress.setFormat(f"{STAGES.get(stage, stage.title())} {self.settings.model}: {fraction:.0%}")
+
+    def _model_chosen(self, name: str) -> None:
+        self.settings.model = name
+        self.settings_changed.emit()
+        if self.settings_dialog is not None:
+            self.settings_dialog.model_combo.setCurrentText(name)
+        if self.cache.get(name) is None:
+            self.controller.prepare_model(name)
+
+    def _source_changed(self, choice: SourceChoice | None) -> None:
+        if choice is not None and choice.kind != "file":
+            self.settings.source_id = choice.key
+            self.settings_changed.emit()
+
+    def show_error(self, message: str) -> None:
+        """Show a problem in the window (and as a tray message when the window is hidden); nothing stops."""
+        self.banner_text.setText(message)
+        self.banner.setStyleSheet("background: #5a1d1d; color: #ffdcd7; border-radius: 4px;")
+        self.banner.setVisible(True)
+        if not self.isVisible() and self.tray.isVisible():
+            self.tray.showMessage("WhisperFlow", message, QSystemTrayIcon.Warning)
+
+    # --- captions ------------------------------------------------------------------------------
+    def set_captions_shown(self, shown: bool) -> None:
+        self.captions.set_enabled(shown)
+        self.tray.set_captions_shown(shown)
+        self.show_captions_action.blockSignals(True)
+        self.show_captions_action.setChecked(shown)
+        self.show_captions_action.blockSignals(False)
+
+    def _caption_style_changed(self) -> None:
+        if self.settings_dialog is not None:
+            self.settings_dialog.sync_captions()
+        self.settings_changed.emit()
+
+    # --- transcripts ---------------------------------------------------------------------------
+    def current_transcript(self, selection: bool = False) -> Transcript:
+        words = self.transcript.selected_words() if selection else self.transcript.words()
+        meta = self.meta or SessionMeta.new("", self.settings.model)
+        return Transcript.from_meta(meta, words)
+
+    def export_to(self, path: str | Path, fmt: str | None = None, selection: bool = False) -> Path | None:
+        """Write the transcript (or the selected lines) to path; problems are shown, never raised."""
+        transcript = self.current_transcript(selection)
+        if not transcript.words:
+            self.show_error("There is nothing to export yet." if not selection else
+                            "Select one or more lines of the transcript to export them.")
+            return None
+        try:
+            written = export(transcript, path, fmt)
+        except WhisperFlowError as exc:
+            self.show_error(str(exc))
+            return None
+        self.statusBar().showMessage(f"Exported {len(transcript.words)} words to {written}", 15000)
+        return written
+
+    def export_dialog(self, selection: bool = False) -> None:
+        meta = self.meta
+        stem = f"WhisperFlow {meta.session_id}" if meta else "WhisperFlow transcript"
+        path, chosen = QFileDialog.getSaveFileName(self, "Export selection" if selection else "Export transcript",
+                                                   str(Path.home() / stem), ";;".join(EXPORT_FILTERS))
+        if path:
+            fmt = EXPORT_FILTERS.get(chosen, "txt")
+            if not Path(path).suffix:
+                path += "." + fmt
+            self.export_to(path, fmt, selection)
+
+    def open_session(self, session_id: str) -> bool:
+        """Show a saved session in the transcript (only while not captioning)."""
+        if self.controller.state != "idle":
+            self.show_error("Stop captioning before opening another session.")
+            return False
+        try:
+            transcript = load_session(None, session_id)
+        except WhisperFlowError as exc:
+            self.show_error(str(exc))
+            return False
+        self.meta = transcript.meta
+        self.transcript.set_words(transcript.words)
+        self.session_label.setText(f"{transcript.source} · {len(transcript.words)} words")
+        return True
+
+    def open_sessions(self) -> SessionsDialog:
+        dialog = SessionsDialog(self)
+        dialog.open_requested.connect(self.open_session)
+        dialog.export_requested.connect(lambda sid: self.open_session(sid) and self.export_dialog())
+        dialog.open()
+        return dialog
+
+    def offer_recovery(self) -> RecoveryDialog | None:
+        """If sessions were interrupted by a crash, show the recovery dialog (non-blocking) and return it."""
+        sessions = unfinished_sessions()
+        if not sessions:
+            return None
+        dialog = RecoveryDialog(sessions, self)
+        dialog.recover_requested.connect(self.recover)
+        dialog.open()
+        return dialog
+
+    def recover(self, sessions: list[SessionInfo]) -> None:
+        """Open the newest interrupted session and mark them all recovered."""
+        for info in sessions:
+            try:
+                mark_recovered(None, info.session_id)
+            except WhisperFlowError as exc:
+                self.show_error(str(exc))
+        if sessions and self.open_session(sessions[0].session_id):
+            self.statusBar().showMessage(f"Recovered {sessions[0].word_count} words.", 15000)
+
+    # --- other windows -------------------------------------------------------------------------
+    def open_settings(self, tab: str | None = None) -> SettingsDialog:
+        if self.settings_dialog is None:
+            self.settings_dialog = SettingsDialog(self.settings, self.cache, self)
+            self.settings_dialog.changed.connect(self._settings_edited)
+            self.settings_dialog.finished.connect(self._settings_closed)
+        if tab is not None:
+            index = next(i for i in range(self.settings_dialog.tabs.count())
+                         if self.settings_dialog.tabs.tabText(i) == tab)
+            self.settings_dialog.tabs.setCurrentIndex(index)
+        self.settings_dialog.show()
+        self.settings_dialog.raise_()
+        return self.settings_dialog
+
+    def _settings_closed(self) -> None:
+        self.settings_dialog.deleteLater()
+        self.settings_dialog = None
+
+    def _settings_edited(self) -> None:
+        self.captions.apply_style()
+        if self.model_combo.currentText() != self.settings.model:
+            self.model_combo.blockSignals(True)
+            if self.model_combo.findText(self.settings.model) < 0:
+                self.model_combo.addItem(self.settings.model)
+            self.model_combo.setCurrentText(self.settings.model)
+            self.model_combo.blockSignals(False)
+        self.settings_changed.emit()
+
+    def _focus_search(self) -> None:
+        self.transcript.search.setFocus()
+        self.transcript.search.selectAll()
+
+    def _raise(self) -> None:
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    # --- closing -------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        g = self.geometry()
+        self.settings.main_geometry = [g.x(), g.y(), g.width(), g.height()]
+        self.settings_changed.emit()
+        if not self._quitting and self.tray.isVisible() and self.controller.state != "idle":
+            self.hide()  # captions go on; the tray icon stops them or brings the window back
+            self.tray.showMessage("WhisperFlow", "Captions keep running. Use this icon to stop them.")
+            event.ignore()
+            return
+        self._shutdown()
+        event.accept()
+        self.closed.emit()
+
+    def quit(self) -> None:
+        self._quitting = True
+        if not self.close():  # a hidden window still gets its close handling
+            self.closed.emit()
+
+    def _shutdown(self) -> None:
+        self.controller.shutdown()
+        if self.settings_dialog is not None:
+            self.settings_dialog.close()
+        self.captions.close()
+        self.tray.hide()

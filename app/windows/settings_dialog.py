@@ -1,0 +1,225 @@
+"""The settings pane: transcription, performance (thread profile, power and CPU) and caption appearance.
+
+Every edit goes straight into the AppSettings object and `changed` fires; the app saves and applies it.
+"""
+from __future__ import annotations
+
+from mlx_whisper.tokenizer import LANGUAGES
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from engine.model.store import list_models
+
+from app.widgets.calibration_panel import CalibrationPanel
+from app.workers.model_worker import ModelCache
+from app.widgets.power_plot import PowerPlot
+from app.settings import AppSettings
+
+TOGGLES = {
+    "hush": ("Hush word",
+             "Encodes only the audio in the buffer plus a short learned 'hush word' instead of padding every "
+             "round to 30 s, so each round is several times cheaper."),
+    "beam_pruning": ("Beam pruning",
+                     "With beam search, narrows the beam where the previous round already agreed, saving decoder "
+                     "work without changing the result much."),
+    "pipeline": ("CPU/accelerator pipelining",
+                 "Overlaps encoding of the next round with decoding of the current one, using the calibrated "
+                 "thread allocation."),
+}
+
+
+def _hint(text: str) -> QLabel:
+    label = QLabel(text, wordWrap=True)
+    label.setStyleSheet("color: palette(placeholder-text);")
+    return label
+
+
+def model_names() -> list[str]:
+    """Models that can be used here: installed packages and models already in the cache."""
+    return [m.name for m in list_models() if m.available]
+
+
+def model_combo(current: str) -> QComboBox:
+    """A model picker listing the usable models, with current (even if not installed) selected."""
+    combo = QComboBox()
+    names = model_names()
+    if current not in names:
+        names.append(current)
+    combo.addItems(names)
+    combo.setCurrentText(current)
+    return combo
+
+
+class ColourButton(QPushButton):
+    """A button showing a colour; clicking picks a new one."""
+
+    picked = Signal(str)
+
+    def __init__(self, colour: str):
+        super().__init__()
+        self.setFixedWidth(90)
+        self.clicked.connect(self._pick)
+        self.set_colour(colour)
+
+    def set_colour(self, colour: str) -> None:
+        self.colour = colour
+        text = "#000000" if QColor(colour).lightnessF() > 0.5 else "#ffffff"
+        self.setText(colour)
+        self.setStyleSheet(f"background: {colour}; color: {text};")
+
+    def _pick(self) -> None:
+        colour = QColorDialog.getColor(QColor(self.colour), self, "Choose a colour")
+        if colour.isValid():
+            self.set_colour(colour.name())
+            self.picked.emit(colour.name())
+
+
+class SettingsDialog(QDialog):
+    changed = Signal()
+
+    def __init__(self, settings: AppSettings, cache: ModelCache, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("WhisperFlow settings")
+        self.settings = settings
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._transcription_tab(), "Transcription")
+        self.tabs.addTab(self._performance_tab(cache), "Performance")
+        self.tabs.addTab(self._captions_tab(), "Captions")
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(buttons)
+        self.resize(640, 620)
+
+    def _set(self, attr: str, value) -> None:
+        setattr(self.settings, attr, value)
+        self.changed.emit()
+
+    def _set_caption(self, attr: str, value) -> None:
+        setattr(self.settings.caption, attr, value)
+        self.changed.emit()
+
+    # --- transcription -------------------------------------------------------------------------
+    def _transcription_tab(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.model_combo = model_combo(self.settings.model)
+        self.model_combo.currentTextChanged.connect(self._model_changed)
+        form.addRow("Model", self.model_combo)
+        self.language_combo = QComboBox()
+        self.language_combo.addItem("Detect automatically", None)
+        for code, name in sorted(LANGUAGES.items(), key=lambda kv: kv[1]):
+            self.language_combo.addItem(name.title(), code)
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(self.settings.language)))
+        self.language_combo.currentIndexChanged.connect(
+            lambda i: self._set("language", self.language_combo.itemData(i)))
+        form.addRow("Language", self.language_combo)
+        self.language_note = _hint("")
+        form.addRow("", self.language_note)
+        self._update_language_state()
+        self.step_spin = QDoubleSpinBox(minimum=0.3, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
+        self.step_spin.setValue(self.settings.min_chunk_s)
+        self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
+        form.addRow("Step length", self.step_spin)
+        form.addRow("", _hint("New audio per round. Shorter steps show words sooner but use more CPU."))
+        self.beam_spin = QSpinBox(minimum=1, maximum=8)
+        self.beam_spin.setValue(self.settings.beam_size)
+        self.beam_spin.valueChanged.connect(lambda v: self._set("beam_size", v))
+        form.addRow("Beam size", self.beam_spin)
+        form.addRow("", _hint("1 is greedy decoding (fastest); larger beams can be more accurate and cost more."))
+        self.toggles: dict[str, QCheckBox] = {}
+        for attr, (title, help_text) in TOGGLES.items():
+            box = QCheckBox(title)
+            box.setChecked(getattr(self.settings, attr))
+            box.toggled.connect(lambda on, a=attr: self._set(a, on))
+            self.toggles[attr] = box
+            form.addRow(box)
+            form.addRow(_hint(help_text))
+        form.addRow(_hint("Changes apply to the next session."))
+        return page
+
+    def _model_changed(self, name: str) -> None:
+        self._set("model", name)
+        self._update_language_state()
+        self.calibration.refresh()
+
+    def _update_language_state(self) -> None:
+        english_only = self.settings.model.endswith(".en")
+        self.language_combo.setEnabled(not english_only)
+        self.language_note.setText("This model understands English only." if english_only else
+                                   "Choose the spoken language if detection guesses wrong.")
+
+    # --- performance ---------------------------------------------------------------------------
+    def _performance_tab(self, cache: ModelCache) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        profile = QGroupBox("Thread-allocation profile")
+        inner = QVBoxLayout(profile)
+        self.calibration = CalibrationPanel(cache, lambda: self.settings.model)
+        inner.addWidget(self.calibration)
+        power = QGroupBox("Power draw and CPU load")
+        inner = QVBoxLayout(power)
+        self.power_plot = PowerPlot()
+        inner.addWidget(self.power_plot)
+        layout.addWidget(profile, 1)
+        layout.addWidget(power, 1)
+        return page
+
+    # --- captions ------------------------------------------------------------------------------
+    def _captions_tab(self) -> QWidget:
+        style = self.settings.caption
+        page = QWidget()
+        form = QFormLayout(page)
+        self.font_spin = QSpinBox(minimum=10, maximum=72, suffix=" pt")
+        self.font_spin.setValue(style.font_size)
+        self.font_spin.valueChanged.connect(lambda v: self._set_caption("font_size", v))
+        form.addRow("Font size", self.font_spin)
+        self.text_colour = ColourButton(style.text_color)
+        self.text_colour.picked.connect(lambda c: self._set_caption("text_color", c))
+        form.addRow("Text colour", self.text_colour)
+        self.background_colour = ColourButton(style.background_color)
+        self.background_colour.picked.connect(lambda c: self._set_caption("background_color", c))
+        form.addRow("Background", self.background_colour)
+        self.opacity_spin = QSpinBox(minimum=10, maximum=100, suffix=" %")
+        self.opacity_spin.setValue(round(style.opacity * 100))
+        self.opacity_spin.valueChanged.connect(lambda v: self._set_caption("opacity", v / 100))
+        form.addRow("Background opacity", self.opacity_spin)
+        self.lines_spin = QSpinBox(minimum=1, maximum=6)
+        self.lines_spin.setValue(style.lines)
+        self.lines_spin.valueChanged.connect(lambda v: self._set_caption("lines", v))
+        form.addRow("Lines", self.lines_spin)
+        self.hide_spin = QSpinBox(minimum=0, maximum=600, suffix=" s", specialValueText="never")
+        self.hide_spin.setValue(round(style.hide_after_s))
+        self.hide_spin.valueChanged.connect(lambda v: self._set_caption("hide_after_s", float(v)))
+        form.addRow("Hide after silence", self.hide_spin)
+        self.latency_box = QCheckBox("Show latency in the caption window")
+        self.latency_box.setChecked(style.show_latency)
+        self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
+        form.addRow(self.latency_box)
+        form.addRow(_hint("Right-click the caption window for the same choices; drag it to move, drag its "
+                          "edges to resize."))
+        return page
+
+    def sync_captions(self) -> None:
+        """Show caption settings changed elsewhere (the caption window's menu)."""
+        style = self.settings.caption
+        for widget, value in ((self.font_spin, style.font_size), (self.opacity_spin, round(style.opacity * 100)),
+                              (self.lines_spin, style.lines), (self.hide_spin, round(style.hide_after_s))):
+            widget.blockSignals(True)
+            widget.setValue(value)
+            widget.blockSignals(False)
+        self.latency_box.blockSignals(True)
+        self.latency_box.setChecked(style.show_latency)
+        self.latency_box.blockSignals(False)
+        self.text_colour.set_colour(style.text_color)
+        self.background_colour.set_colour(style.background_color)
+
+    def closeEvent(self, event) -> None:
+        self.calibration.shutdown()
+        self.power_plot.stop()
+        super().closeEvent(event)
+

@@ -1,0 +1,47 @@
+"""The tray (menu-bar) icon: start and stop captions, show the captions or the main window, quit."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
+
+from app.widgets.app_icon import app_icon
+
+
+class TrayIcon(QSystemTrayIcon):
+    start_stop_requested = Signal()
+    captions_toggled = Signal(bool)
+    show_window_requested = Signal()
+    quit_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(app_icon(), parent)
+        self.setToolTip("WhisperFlow")
+        self.menu = QMenu(parent)
+        self.start_action = self.menu.addAction("Start captions", self.start_stop_requested.emit)
+        self.captions_action = self.menu.addAction("Show caption window")
+        self.captions_action.setCheckable(True)
+        self.captions_action.setChecked(True)
+        self.captions_action.toggled.connect(self.captions_toggled.emit)
+        self.menu.addAction("Open WhisperFlow", self.show_window_requested.emit)
+        self.menu.addSeparator()
+        self.menu.addAction("Quit", self.quit_requested.emit)
+        self.setContextMenu(self.menu)
+        self.activated.connect(self._activated)
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.Trigger:
+            self.show_window_requested.emit()
+
+    def set_state(self, state: str) -> None:
+        """Reflect the session state: idle, preparing, running or stopping."""
+        live = state in ("running", "stopping")
+        self.setIcon(app_icon(live))
+        self.start_action.setText("Stop captions" if live or state == "preparing" else "Start captions")
+        self.start_action.setEnabled(state != "stopping")
+        self.setToolTip({"running": "WhisperFlow: captioning", "preparing": "WhisperFlow: preparing the model",
+                         "stopping": "WhisperFlow: stopping"}.get(state, "WhisperFlow"))
+
+    def set_captions_shown(self, shown: bool) -> None:
+        self.captions_action.blockSignals(True)
+        self.captions_action.setChecked(shown)
+        self.captions_action.blockSignals(False)

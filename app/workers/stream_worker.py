@@ -1,0 +1,96 @@
+"""Captioning on a background thread: audio source → streaming processor → session journal → GUI.
+
+Confirmed words are appended to the session journal before the GUI hears of them, so every word a
+person has seen is already on disk. A failing source (an unplugged device) ends the session with a
+message; what was confirmed before it stays in the journal and the transcript.
+"""
+from __future__ import annotations
+
+import errno
+import threading
+from typing import Callable, Protocol
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from engine.errors import DiskFullError, WhisperFlowError
+from engine.session.events import StreamUpdate, WordEvent
+from engine.audio.sources import AudioSource
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.runner import run_stream
+from engine.model.whisper_model import LoadedModel
+
+from app.workers.metered_source import MeteredSource
+from engine.runtime.mlx_thread import own_stream
+
+
+class WordSink(Protocol):
+    """Where confirmed words are kept as they arrive (the session journal)."""
+
+    def append(self, words: list[WordEvent]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StreamWorker(QObject):
+    """Run on a QThread. Setting `stop_event` (from any thread) ends the session; `finished` is emitted once."""
+
+    update = Signal(object)  # StreamUpdate
+    level = Signal(float)  # RMS of each block read from the source, as it is read
+    notice = Signal(str)
+    failed = Signal(str)
+    finished = Signal(object)  # DoneEvent, or None when the session could not run to the end
+
+    def __init__(self, loaded: LoadedModel, config: StreamConfig, open_source: Callable[[], AudioSource],
+                 journal: WordSink | None = None, pace: str = "realtime"):
+        super().__init__()
+        self.loaded = loaded
+        self.config = config
+        self.open_source = open_source
+        self.journal = journal
+        self.pace = pace
+        self.stop_event = threading.Event()
+        self._disk_full_told = False
+
+    def _deliver(self, update: StreamUpdate) -> None:
+        if update.confirmed and self.journal is not None:
+            try:
+                self.journal.append(update.confirmed)
+            except DiskFullError as exc:  # the journal keeps the words and retries with the next round
+                if not self._disk_full_told:
+                    self.notice.emit(str(exc))
+                self._disk_full_told = True
+        self.update.emit(update)
+
+    @Slot()
+    def run(self) -> None:
+        done = None
+        try:
+            with own_stream():
+                processor, notices = build_processor(self.loaded, self.config)
+                for text in notices:
+                    self.notice.emit(text)
+                try:
+                    source = MeteredSource(self.open_source(), self.level.emit)
+                    done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
+                                      on_update=self._deliver, stop=self.stop_event, notices=notices)
+                finally:
+                    processor.close()  # the pipelined processor's executor threads
+        except WhisperFlowError as exc:
+            self.failed.emit(str(exc))
+        except OSError as exc:
+            reason = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
+            self.failed.emit(f"Captioning stopped: {reason}. Everything confirmed before this is kept.")
+        except Exception as exc:  # a bug must not take the transcript or the app down with it
+            self.failed.emit(f"Captioning stopped by an unexpected error ({exc!r}). "
+                             "Everything confirmed before this is kept.")
+        finally:
+            self._close_journal()
+            self.finished.emit(done)
+
+    def _close_journal(self) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.close()
+        except WhisperFlowError as exc:
+            self.failed.emit(f"{exc} The session stays open for recovery at the next start.")

@@ -1,0 +1,1 @@
+"""The `whisperflow` command line, above both the engine and the app."""

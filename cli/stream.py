@@ -1,0 +1,121 @@
+"""`whisperflow stream`: live captions from a file or an input device, printed as words are confirmed."""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from contextlib import nullcontext
+
+from engine.errors import WhisperFlowError
+from engine.model.store import DEFAULT_MODEL
+
+
+def register(sub) -> None:
+    p = sub.add_parser("stream", help="caption an audio file or a device live, printing words as they are confirmed")
+    p.add_argument("audio", nargs="?", help="audio file (wav, flac, ogg, mp3)")
+    p.add_argument("--device", help="input device name or index instead of a file")
+    p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
+    p.add_argument("--jsonl", metavar="OUT", help="write word and done events as JSON lines ('-' for stdout)")
+    _add_stream_flags(p)
+    p.set_defaults(func=cmd_stream)
+
+
+def _add_stream_flags(p: argparse.ArgumentParser) -> None:
+    from engine.stream.config import PACES, POLICIES
+
+    p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
+    p.add_argument("--policy", default="baseline", choices=sorted(POLICIES))
+    p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
+    p.add_argument("--pace", default="realtime", choices=PACES)
+    p.add_argument("--min-chunk", type=float, default=1.0, metavar="S", help="new audio per round (s)")
+    p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
+    p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
+    p.add_argument("--beam-pruning", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
+                   help="accept text re-read from the last round in one teacher-forced pass")
+    p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
+
+
+def _config_from(args):
+    from engine.stream.config import StreamConfig
+
+    return StreamConfig(
+        model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
+        hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
+        pipeline=args.pipeline,
+    )
+
+
+def open_jsonl(path: str | None):
+    if path is None:
+        return nullcontext(None)
+    if path == "-":
+        return nullcontext(sys.stdout)
+    return open(path, "w", encoding="utf-8")
+
+
+class _CaptionPrinter:
+    """Prints confirmed words as a flowing caption line on a terminal."""
+
+    def __init__(self, out):
+        self.out = out
+        self.column = 0
+
+    def __call__(self, update) -> None:
+        for w in update.confirmed:
+            text = w.text if self.column == 0 else " " + w.text
+            if self.column + len(text) > 78:
+                self.out.write("\n")
+                text, self.column = w.text, 0
+            self.out.write(text)
+            self.column += len(text)
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.column:
+            self.out.write("\n")
+
+
+def cmd_stream(args) -> int:
+    from engine.session.events import JsonlWriter, done_record, word_record
+    from engine.audio.sources import FileSource, MicrophoneSource, PacedFileSource
+    from engine.stream.config import build_processor
+    from engine.stream.runner import run_stream
+    from engine.model.whisper_model import load_model
+
+    if (args.audio is None) == (args.device is None):
+        raise WhisperFlowError("give an audio file or --device NAME (one of them)")
+    config = _config_from(args)
+    loaded = load_model(config.model)
+    processor, notices = build_processor(loaded, config)
+    for notice in notices:
+        print(f"note: {notice}", file=sys.stderr)
+    if args.device is not None:
+        source = MicrophoneSource(args.device, max_seconds=args.duration)
+        pace = "realtime"
+    else:
+        pace = args.pace
+        source = PacedFileSource(args.audio) if pace == "realtime" else FileSource(args.audio)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    captions = _CaptionPrinter(sys.stdout if args.jsonl != "-" else sys.stderr)
+    with open_jsonl(args.jsonl) as out:
+        writer = JsonlWriter(out) if out else None
+
+        def on_update(update) -> None:
+            captions(update)
+            if writer:
+                for w in update.confirmed:
+                    writer.write(word_record(w))
+
+        try:
+            done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s, on_update=on_update,
+                              on_started=lambda: print(f"listening: {source.name}", file=sys.stderr, flush=True),
+                              stop=stop, notices=notices)
+        finally:
+            captions.close()
+        if writer:
+            writer.write(done_record(done))
+    print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
+    return 0

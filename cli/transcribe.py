@@ -1,0 +1,39 @@
+"""`whisperflow transcribe`: offline whole-file transcription with word timestamps."""
+from __future__ import annotations
+
+from cli.stream import open_jsonl
+from engine.model.store import DEFAULT_MODEL
+
+
+def register(sub) -> None:
+    p = sub.add_parser("transcribe", help="offline whole-file transcription with word timestamps")
+    p.add_argument("file")
+    p.add_argument("--model", default=DEFAULT_MODEL)
+    p.add_argument("--language", default=None)
+    p.add_argument("--beam", type=int, default=1)
+    p.add_argument("--jsonl", metavar="OUT")
+    p.set_defaults(func=cmd_transcribe)
+
+
+def cmd_transcribe(args) -> int:
+    from engine.stream.round import Transcriber
+    from engine.audio.files import SAMPLE_RATE, load_audio
+    from engine.decoder.options import DecodeOptions
+    from engine.session.events import JsonlWriter, WordEvent, word_record
+    from engine.stream.offline import transcribe_audio
+    from engine.model.whisper_model import load_model
+
+    audio = load_audio(args.file)
+    loaded = load_model(args.model)
+    transcriber = Transcriber(loaded, language=args.language, decode=DecodeOptions(beam_size=args.beam))
+    words = transcribe_audio(transcriber, audio)
+    with open_jsonl(args.jsonl) as out:
+        if out:
+            writer = JsonlWriter(out)
+            audio_s = len(audio) / SAMPLE_RATE
+            for w in words:
+                writer.write(word_record(WordEvent(w.text, w.start, w.end, audio_s, w.probability)))
+            writer.write({"type": "done", "audio_s": round(audio_s, 3)})
+    if args.jsonl != "-":
+        print(" ".join(w.text for w in words))
+    return 0

@@ -1,0 +1,1 @@
+"""The decoder: beam search, beam pruning, one-pass verification, logit rules, word timing."""

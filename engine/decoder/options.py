@@ -1,0 +1,73 @@
+"""What decoding shares: options, results, the prompt layout, the logit rules and the no-speech probability.
+
+The decoder itself is engine.decoder.beam_search (beam 1 is greedy decoding).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mlx.core as mx
+import numpy as np
+from mlx_whisper.tokenizer import Tokenizer
+
+from engine.decoder.token_rules import TokenRules, log_softmax
+
+TIME_PRECISION = 0.02  # seconds per timestamp token
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """How one round decodes."""
+
+    beam_size: int = 1
+    patience: float = 1.0
+    length_penalty: float | None = None
+    with_timestamps: bool = True
+    max_initial_timestamp: float = 1.0
+    max_tokens: int = 224
+    beam_pruning: bool = False  # beam 1 while re-reading the previous round (engine.decoder.beam_pruning)
+    pruning_rematch: bool = True  # after a fallback, return to beam 1 once the text re-matches
+    verify_reference: bool = False  # accept re-read text in one teacher-forced pass (engine.decoder.beam_search)
+
+
+@dataclass
+class DecodeResult:
+    """The sampled tokens (text and timestamps, no EOT) and what it cost."""
+
+    tokens: list[int]
+    sum_logprob: float
+    no_speech_prob: float
+    beam_widths: list[int] = field(default_factory=list)
+
+    @property
+    def avg_logprob(self) -> float:
+        return self.sum_logprob / (len(self.tokens) + 1)
+
+
+def initial_tokens(tokenizer: Tokenizer, prompt: list[int], n_text_ctx: int, with_timestamps: bool) -> list[int]:
+    """[sot_prev, prompt…, sot, lang, task, (no_timestamps)] as openai-whisper lays them out."""
+    tokens = list(tokenizer.sot_sequence)
+    if not with_timestamps:
+        tokens.append(tokenizer.no_timestamps)
+    if prompt:
+        tokens = [tokenizer.sot_prev] + list(prompt)[-(n_text_ctx // 2 - 1) :] + tokens
+    return tokens
+
+
+def make_rules(model, tokenizer: Tokenizer, sample_begin: int, options: DecodeOptions, n_audio_ctx: int) -> TokenRules:
+    """Rules for decoding against n_audio_ctx encoder frames (the largest timestamp is the audio's end)."""
+    return TokenRules(
+        tokenizer,
+        model.dims.n_vocab,
+        sample_begin,
+        with_timestamps=options.with_timestamps,
+        max_initial_timestamp_index=round(options.max_initial_timestamp / TIME_PRECISION),
+        max_timestamp_index=n_audio_ctx,
+    )
+
+
+def no_speech_probability(logits: mx.array, tokenizer: Tokenizer, sot_index: int) -> float:
+    if tokenizer.no_speech is None:
+        return 0.0
+    row = np.array(logits[0, sot_index].astype(mx.float32))
+    return float(np.exp(log_softmax(row)[tokenizer.no_speech]))

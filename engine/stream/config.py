@@ -1,0 +1,98 @@
+"""Stream configuration, policies, and building the processor a configuration describes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine.stream.round import Transcriber
+from engine.runtime.blas import set_blas_threads
+from engine.decoder.options import DecodeOptions
+from engine.encoder.input import PAD30
+from engine.model.store import DEFAULT_MODEL
+from engine.stream.profiles import Allocation, load_profile
+from engine.stream.processor import OnlineProcessor
+from engine.model.whisper_model import LoadedModel
+
+PACES = ("realtime", "fast", "unaware")
+
+# What each policy turns on; explicit flags override. The baseline is Whisper-Streaming:
+# padded to 30 s, beam 5, serial. `flow` turns on every technique that helps in streaming: the hush
+# word stays off until it stops running away on buffers cut mid-word (see hushwords/README.md).
+POLICIES: dict[str, dict] = {
+    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
+    "flow": dict(hush=False, beam_size=5, beam_pruning=True, verify=True, pipeline=True),
+}
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """Everything that decides how a stream is transcribed. None means: the policy decides."""
+
+    model: str = DEFAULT_MODEL
+    policy: str = "baseline"
+    language: str | None = None
+    min_chunk_s: float = 1.0
+    buffer_trimming_s: float = 15.0
+    hush: bool | None = None
+    beam_size: int | None = None
+    beam_pruning: bool | None = None
+    verify: bool | None = None  # accept re-read text in one teacher-forced pass (one-pass verification)
+    pipeline: bool | None = None
+    # An explicit thread allocation; all None: the calibrated profile (see engine.stream.profiles.Allocation)
+    blas_threads: int | None = None
+    handoff_tokens: int | None = None
+    decoder_device: str | None = None
+
+    @classmethod
+    def for_allocation(cls, allocation: Allocation, **kwargs) -> "StreamConfig":
+        return cls(pipeline=allocation.pipeline, blas_threads=allocation.blas_threads,
+                   handoff_tokens=allocation.handoff_tokens, decoder_device=allocation.decoder, **kwargs)
+
+    def explicit_allocation(self) -> Allocation | None:
+        if self.blas_threads is None and self.handoff_tokens is None and self.decoder_device is None:
+            return None
+        return Allocation(bool(self.pipeline), self.blas_threads or 0, self.handoff_tokens or 0,
+                          self.decoder_device or "cpu")
+
+    def resolved(self) -> "StreamConfig":
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown policy {self.policy!r}; choose one of: {', '.join(POLICIES)}")
+        defaults = POLICIES[self.policy]
+        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+
+
+def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
+    """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only)."""
+    config = config.resolved()
+    explicit = config.explicit_allocation()
+    if not config.pipeline or explicit is not None:
+        return explicit or Allocation(False)
+    profile = load_profile(config.model)
+    if profile is None:
+        notices.append(f"no calibration profile for {config.model} on this machine: running without pipelining "
+                       "(run `whisperflow calibrate`)")
+        return Allocation(False)
+    return profile.allocation
+
+
+def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlineProcessor, list[str]]:
+    """The streaming processor for config, and notices for the person (e.g. a missing hush word)."""
+    config = config.resolved()
+    notices: list[str] = []
+    padding = PAD30
+    if config.hush:
+        from engine.encoder.hush_word import hush_choice
+
+        choice = hush_choice(loaded)
+        padding = choice.padding
+        if padding is PAD30:
+            notices.append(choice.note)
+    decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
+                           verify_reference=bool(config.verify))
+    transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
+    allocation = choose_allocation(config, notices)
+    set_blas_threads(allocation.blas_threads)
+    if allocation.pipeline:
+        from engine.stream.pipeline import PipelinedProcessor
+
+        return PipelinedProcessor(transcriber, allocation, buffer_trimming_s=config.buffer_trimming_s), notices
+    return OnlineProcessor(transcriber, buffer_trimming_s=config.buffer_trimming_s), notices

@@ -1,0 +1,150 @@
+"""The Whisper-Streaming loop: a sliding audio buffer, rounds, LocalAgreement-2, trimming.
+
+API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finish``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.stream.round import RoundResult, Transcriber, Word
+from engine.stream.agreement import HypothesisBuffer
+from engine.audio.files import SAMPLE_RATE
+
+
+@dataclass
+class LoopStats:
+    """Running totals over the rounds of one stream."""
+
+    rounds: int = 0
+    encode_s: float = 0.0
+    decode_s: float = 0.0
+    align_s: float = 0.0
+    encoder_gflops: float = 0.0
+    beam_steps: int = 0
+    beam_sum: int = 0
+    reduced_steps: int = 0
+    round_times: list[float] = field(default_factory=list)
+
+    def add(self, r: RoundResult, full_beam: int) -> None:
+        self.rounds += 1
+        self.encode_s += r.encode_s
+        self.decode_s += r.decode_s
+        self.align_s += r.align_s
+        self.encoder_gflops += r.encoder_gflops
+        self.beam_steps += len(r.beam_widths)
+        self.beam_sum += sum(r.beam_widths)
+        self.reduced_steps += sum(1 for b in r.beam_widths if b < full_beam)
+        self.round_times.append(r.encode_s + r.decode_s + r.align_s)
+
+    @property
+    def avg_beam(self) -> float:
+        return self.beam_sum / self.beam_steps if self.beam_steps else 0.0
+
+
+class OnlineProcessor:
+    """Turns a live 16 kHz audio stream into confirmed, timestamped words."""
+
+    def __init__(
+        self,
+        transcriber: Transcriber,
+        *,
+        buffer_trimming_s: float = 15.0,
+        prompt_chars: int = 200,
+    ):
+        self.transcriber = transcriber
+        self.buffer_trimming_s = buffer_trimming_s
+        self.prompt_chars = prompt_chars
+        self.stats = LoopStats()
+        self.audio_buffer = np.zeros(0, np.float32)
+        self.buffer_offset = 0.0
+        self.hypothesis = HypothesisBuffer()
+        self.committed: list[Word] = []
+        self.last_tokens: list[int] | None = None
+
+    @property
+    def buffer_s(self) -> float:
+        return len(self.audio_buffer) / SAMPLE_RATE
+
+    def insert_audio_chunk(self, audio: np.ndarray) -> None:
+        self.audio_buffer = np.concatenate([self.audio_buffer, audio.astype(np.float32)])
+
+    def prompt(self) -> str:
+        """Up to prompt_chars of confirmed text that has already left the audio buffer."""
+        k = len(self.committed)
+        while k > 0 and self.committed[k - 1].end > self.buffer_offset:
+            k -= 1
+        words, length = [], 0
+        for w in reversed(self.committed[:k]):
+            if length + len(w.text) + 1 > self.prompt_chars:
+                break
+            words.append(w.text)
+            length += len(w.text) + 1
+        return " ".join(reversed(words))
+
+    def process_iter(self) -> list[Word]:
+        """Run one round on the current buffer; return the newly confirmed words."""
+        if not len(self.audio_buffer):
+            return []
+        forced = self._make_room()
+        result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
+        return forced + self._apply(result, self.buffer_offset)
+
+    def _apply(self, result: RoundResult, offset: float) -> list[Word]:
+        """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
+        self.last_tokens = result.tokens
+        self.stats.add(result, self.transcriber.decode_options.beam_size)
+        words = [Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()]
+        self.hypothesis.insert(words, offset)
+        confirmed = self.hypothesis.flush()
+        self.committed.extend(confirmed)
+        if self.buffer_s > self.buffer_trimming_s:
+            self._trim_at_completed_segment(result, offset)
+        return confirmed
+
+    def tentative(self) -> list[Word]:
+        return self.hypothesis.tentative()
+
+    def close(self) -> None:
+        """Release what the processor holds (threads, for the pipelined one)."""
+
+    def finish(self) -> list[Word]:
+        """Flush the unconfirmed tail at the end of the stream."""
+        rest = self.hypothesis.tentative()
+        self.committed.extend(rest)
+        self.hypothesis.buffer = []
+        self.buffer_offset += self.buffer_s
+        self.audio_buffer = np.zeros(0, np.float32)
+        return rest
+
+    def _trim_at_completed_segment(self, result: RoundResult, offset: float) -> None:
+        """Cut the buffer at the end of the last segment that ends before the last confirmed word."""
+        if not self.committed or len(result.segments) < 2:
+            return
+        ends = [s.end for s in result.segments]
+        last = self.committed[-1].end
+        cut = ends[-2] + offset
+        while len(ends) > 2 and cut > last:
+            ends.pop()
+            cut = ends[-2] + offset
+        if self.buffer_offset < cut <= last:
+            self._chunk_at(cut)
+
+    def _make_room(self) -> list[Word]:
+        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long,
+        confirm the unconfirmed words of the oldest audio and cut after them; returns those words."""
+        if self.buffer_s <= self.transcriber.max_buffer_s:
+            return []
+        target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
+        forced = self.hypothesis.confirm_until(target)
+        self.committed.extend(forced)
+        cut = self.committed[-1].end if self.committed else 0.0
+        self._chunk_at(cut if cut > self.buffer_offset else target)
+        return forced
+
+    def _chunk_at(self, time: float) -> None:
+        self.hypothesis.pop_committed(time)
+        cut = int(round((time - self.buffer_offset) * SAMPLE_RATE))
+        self.audio_buffer = self.audio_buffer[cut:]
+        self.buffer_offset = time

@@ -1,0 +1,142 @@
+"""The thread-allocation profiler behind `whisperflow calibrate` and the first-run wizard.
+
+Every allocation that exists in our stack (serial or pipelined, BLAS threads, handoff tokens,
+where the decoder runs) streams the bundled speech sample at real-time pace. Each is scored by
+per-word latency against the sample's offline word timings, with word error rate guarded; the
+fastest accepted allocation is saved as this machine's profile for the model.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+from engine.stream.round import Transcriber
+from engine.audio.files import load_audio
+from engine.scoring.latency import summarize, word_latencies
+from engine.scoring.wer import wer_counts
+from engine.session.events import WordEvent
+from engine.stream.offline import transcribe_audio
+from engine.stream.profiles import Allocation, CalibrationRow, Profile, machine_id, save_profile
+from engine.audio.sources import PacedFileSource
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.runner import run_stream
+from engine.model.whisper_model import LoadedModel
+from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
+
+WER_SLACK = 0.05  # an allocation may be at most 5 points worse than the best WER to be chosen
+
+Progress = Callable[[int, int, CalibrationRow | None], None]
+
+
+def candidate_allocations(has_gpu: bool | None = None) -> list[Allocation]:
+    """The allocations worth measuring on this machine."""
+    if has_gpu is None:
+        import mlx.core as mx
+
+        has_gpu = mx.metal.is_available()
+    if has_gpu:
+        return [Allocation(False)] + [
+            Allocation(True, 0, handoff, decoder) for decoder in ("cpu", "gpu") for handoff in (0, 4, 8)
+        ]
+    return [Allocation(False, threads) for threads in (1, 2)] + [
+        Allocation(True, threads, handoff) for threads in (1, 2) for handoff in (0, 4)
+    ]
+
+
+def measure(loaded: LoadedModel, allocation: Allocation, sample: Path, reference, cancel: threading.Event) -> CalibrationRow:
+    """Stream the sample once under allocation, at real-time pace."""
+    from engine.power import default_meter
+
+    config = StreamConfig.for_allocation(allocation, model=loaded.name, policy="flow")
+    processor, _ = build_processor(loaded, config)
+    events: list[WordEvent] = []
+    interval = default_meter().start()
+    try:
+        done = run_stream(processor, PacedFileSource(sample), pace="realtime",
+                          on_update=lambda u: events.extend(u.confirmed), stop=cancel)
+    finally:
+        energy = interval.stop()
+        processor.close()
+    stats = summarize([w.latency for w in word_latencies(reference, events)])
+    wer = wer_counts(" ".join(w.text for w in reference), " ".join(e.text for e in events)).wer or 0.0
+    return CalibrationRow(allocation, stats.mean, stats.p90, wer, done.cpu_s / max(done.audio_s, 1e-9),
+                          energy.mean_watts, energy.label())
+
+
+def choose(rows: list[CalibrationRow]) -> tuple[Allocation, list[CalibrationRow]]:
+    """The lowest mean latency among rows whose WER is within WER_SLACK of the best; rows marked."""
+    measured = [r for r in rows if r.mean_latency_s is not None]
+    if not measured:
+        return Allocation(False), rows
+    best_wer = min(r.wer for r in measured)
+    marked = [CalibrationRow(**{**r.__dict__, "accepted": r.mean_latency_s is not None and r.wer <= best_wer + WER_SLACK})
+              for r in rows]
+    winner = min((r for r in marked if r.accepted), key=lambda r: r.mean_latency_s)
+    return winner.allocation, marked
+
+
+def calibrate(
+    loaded: LoadedModel,
+    *,
+    sample: Path = SAMPLE,
+    allocations: list[Allocation] | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> Profile | None:
+    """Measure every allocation, save and return the profile; None when cancelled."""
+    cancel = cancel or threading.Event()
+    allocations = allocations or candidate_allocations()
+    reference = transcribe_audio(Transcriber(loaded), load_audio(sample))
+    rows: list[CalibrationRow] = []
+    for i, allocation in enumerate(allocations):
+        if progress:
+            progress(i, len(allocations), rows[-1] if rows else None)
+        row = measure(loaded, allocation, sample, reference, cancel)
+        if cancel.is_set():
+            return None
+        rows.append(row)
+    if progress:
+        progress(len(allocations), len(allocations), rows[-1])
+    allocation, rows = choose(rows)
+    profile = Profile(machine_id(), loaded.name, allocation, rows)
+    save_profile(profile)
+    return profile
+
+
+def table(profile: Profile) -> str:
+    """The measured allocations as a Markdown table (the paper's Figure 12, as text)."""
+    def f(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    lines = ["| allocation | mean latency s | p90 latency s | WER | CPU s / audio s | watts | chosen |",
+             "|---|---|---|---|---|---|---|"]
+    for r in profile.rows:
+        chosen = "**yes**" if r.allocation == profile.allocation else ("" if r.accepted else "rejected (WER)")
+        lines.append(f"| {r.allocation.label()} | {f(r.mean_latency_s)} | {f(r.p90_latency_s)} | {100 * r.wer:.1f}% "
+                     f"| {r.cpu_s_per_audio_s:.2f} | {f(r.watts)} ({r.energy_source}) | {chosen} |")
+    return "\n".join(lines)
+
+
+def plot(profile: Profile, path: Path) -> Path:
+    """Mean per-word latency per allocation with its p90, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in profile.rows if r.mean_latency_s is not None]
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(rows) + 1.5))
+    labels = [r.allocation.label() for r in rows]
+    colors = ["#2a7" if r.allocation == profile.allocation else ("#bbb" if not r.accepted else "#58a") for r in rows]
+    ax.barh(labels, [r.mean_latency_s for r in rows], color=colors)
+    ax.scatter([r.p90_latency_s for r in rows], labels, marker="|", s=200, color="k", label="p90")
+    ax.set_xlabel("per-word latency (s)")
+    ax.set_title(f"Thread allocations, {profile.model} (green: chosen)")
+    ax.legend(loc="lower right")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,191 @@
+"""One transcription round over an audio buffer: encode, decode, word timestamps."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import mlx.core as mx
+import numpy as np
+from mlx_whisper.audio import HOP_LENGTH
+
+from engine.decoder.beam_search import decode_beam, iter_decode_beam
+from mlx_whisper.decoding import compression_ratio
+
+from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult
+from engine.encoder.fast_encoder import fast_encode
+from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
+from engine.model.whisper_model import LoadedModel
+from engine.decoder.word_timing import add_word_timestamps
+from engine.session.words import Word
+from engine.audio.files import SAMPLE_RATE
+
+MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
+
+
+@dataclass
+class Segment:
+    start: float
+    end: float
+    text: str
+    tokens: list[int]
+    words: list[Word] = field(default_factory=list)
+
+
+@dataclass
+class RoundResult:
+    """What one round produced, with times relative to the buffer's start, and its costs."""
+
+    segments: list[Segment]
+    tokens: list[int]
+    no_speech_prob: float
+    encode_s: float
+    decode_s: float
+    align_s: float
+    encoder_frames: int
+    encoder_gflops: float
+    beam_widths: list[int]
+
+    @property
+    def words(self) -> list[Word]:
+        return [w for s in self.segments for w in s.words]
+
+
+@dataclass
+class Encoded:
+    """One buffer, encoded: its audio, log-mel, encoder features and encode time."""
+
+    audio: np.ndarray
+    mel: mx.array
+    features: mx.array
+    encode_s: float
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.audio)
+
+    @property
+    def audio_steps(self) -> int:
+        """The real audio's length in timestamp steps (20 ms), rounded up."""
+        return -(-self.n_samples // (2 * HOP_LENGTH))
+
+
+def split_segments(tokens: list[int], ts_begin: int, duration: float, tokenizer) -> list[Segment]:
+    """Cut sampled tokens into segments at timestamp pairs, as openai-whisper's transcribe does."""
+    def stamp(tok: int) -> float:
+        return (tok - ts_begin) * TIME_PRECISION
+
+    segments: list[Segment] = []
+    is_ts = [t >= ts_begin for t in tokens]
+    consecutive = [i for i in range(1, len(tokens)) if is_ts[i] and is_ts[i - 1]]
+    bounds = [0] + consecutive + [len(tokens)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        piece = tokens[a:b]
+        text_tokens = [t for t in piece if t < tokenizer.eot]
+        if not text_tokens:
+            continue
+        stamps = [t for t in piece if t >= ts_begin]
+        start = stamp(stamps[0]) if stamps and piece[0] >= ts_begin else 0.0
+        end = stamp(stamps[-1]) if len(stamps) >= 2 or (stamps and piece[-1] >= ts_begin and piece[0] < ts_begin) else duration
+        segments.append(Segment(start, max(end, start), tokenizer.decode(text_tokens), text_tokens))
+    return segments
+
+
+class Transcriber:
+    """Transcribes a buffer of 16 kHz audio into timestamped words, one call per round."""
+
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        *,
+        language: str | None = None,
+        padding: Padding = PAD30,
+        decode: DecodeOptions = DecodeOptions(),
+        word_timestamps: bool = True,
+    ):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.language = language
+        self.tokenizer = loaded.tokenizer(language)
+        self.padding = padding
+        self.decode_options = decode
+        self.word_timestamps = word_timestamps
+
+    @property
+    def max_buffer_s(self) -> float:
+        return max_audio_samples(self.padding) / SAMPLE_RATE
+
+    def encode(self, audio: np.ndarray) -> Encoded:
+        """Log-mel and encoder features for the buffer (with this transcriber's padding)."""
+        t0 = time.perf_counter()
+        audio = audio[: max_audio_samples(self.padding)]
+        mel = encoder_mel(audio, self.padding, self.model.dims.n_mels).astype(self.loaded.dtype)
+        features = fast_encode(self.model.encoder, mel[None])
+        mx.eval(features)
+        return Encoded(audio, mel, features, time.perf_counter() - t0)
+
+    def options_for(self, audio_steps: int | None) -> DecodeOptions:
+        """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early."""
+        if self.padding.kind == "pad30" or audio_steps is None:
+            return self.decode_options
+        budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16
+        return replace(self.decode_options, max_tokens=min(self.decode_options.max_tokens, budget))
+
+    def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None,
+               audio_steps: int | None = None) -> DecodeResult:
+        """Decode encoded features; audio_steps caps timestamps at the real audio (20 ms steps)."""
+        return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.options_for(audio_steps),
+                           reference, audio_steps=audio_steps)
+
+    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None):
+        """The same decoding as a generator pausing after the prefill and each step; returns the result."""
+        return iter_decode_beam(self.model, self.tokenizer, encoded.features, prompt_tokens,
+                                self.options_for(encoded.audio_steps), reference, audio_steps=encoded.audio_steps)
+
+    def degenerate(self, result: DecodeResult, encoded: Encoded) -> bool:
+        """An unpadded round that ran away: it used its whole token budget or repeats itself."""
+        if self.padding.kind == "pad30":
+            return False
+        text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
+        used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
+        return used_budget or compression_ratio(text) > 2.4
+
+    def padded_round(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None) -> tuple[Encoded, DecodeResult]:
+        """Redo a degenerate round padded to 30 s, which does not run away."""
+        padded = Transcriber(self.loaded, language=self.language, padding=PAD30, decode=self.decode_options)
+        again = padded.encode(encoded.audio)
+        return again, padded.decode(again.features, prompt_tokens, reference, again.audio_steps)
+
+    def prompt_tokens(self, prompt: str) -> list[int]:
+        return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
+
+    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
+        """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
+        encoded = self.encode(audio)
+        t = time.perf_counter()
+        prompt_tokens = self.prompt_tokens(prompt)
+        result = self.decode(encoded.features, prompt_tokens, reference, encoded.audio_steps)
+        if self.degenerate(result, encoded):
+            encoded, result = self.padded_round(encoded, prompt_tokens, reference)
+        return self.assemble(encoded, result, time.perf_counter() - t)
+
+    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:
+        """Segments and word timestamps from a decoded round."""
+        t = time.perf_counter()
+        silent = result.no_speech_prob > 0.6 and result.avg_logprob < -1.0
+        duration = encoded.n_samples / SAMPLE_RATE
+        segments = [] if silent else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
+        if segments and self.word_timestamps:
+            self.add_words(segments, encoded.features, encoded.n_samples)
+        frames = encoded.mel.shape[0]
+        return RoundResult(
+            segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
+            frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
+        )
+
+    def add_words(self, segments: list[Segment], features: mx.array, n_samples: int) -> None:
+        """Fill each segment's words by DTW over cross-attention, reusing the encoded features."""
+        dicts = [dict(start=s.start, end=s.end, tokens=s.tokens) for s in segments]
+        add_word_timestamps(dicts, self.model, self.tokenizer, features, n_samples // HOP_LENGTH)
+        for seg, d in zip(segments, dicts):
+            seg.start, seg.end = d["start"], d["end"]
+            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d["words"]]

@@ -1,0 +1,108 @@
+"""Drive an OnlineProcessor from an audio source, rounds back to back, on a stream clock.
+
+Paces: ``realtime`` (audio arrives at wall-clock speed; the clock is wall time, so latency
+includes compute), ``fast`` (each round takes the next min_chunk at once; clock is wall time),
+``unaware`` (each round takes the next min_chunk; the clock is the audio position, a lower bound).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from engine.session.events import DoneEvent, StreamUpdate, WordEvent
+from engine.audio.sources import AudioSource
+from engine.audio.files import SAMPLE_RATE
+from engine.stream.processor import OnlineProcessor
+
+
+def _level(audio: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(audio**2))) if len(audio) else 0.0
+
+
+def run_stream(
+    processor: OnlineProcessor,
+    source: AudioSource,
+    *,
+    pace: str = "realtime",
+    min_chunk_s: float = 1.0,
+    on_update: Callable[[StreamUpdate], None] | None = None,
+    on_started: Callable[[], None] | None = None,
+    stop: threading.Event | None = None,
+    notices: list[str] | None = None,
+) -> DoneEvent:
+    """Stream source through processor until the source ends or stop is set; return the totals.
+
+    Errors from the source (e.g. an unplugged device) propagate after what was confirmed
+    has been reported through on_update.
+    """
+    stop = stop or threading.Event()
+    min_samples = int(min_chunk_s * SAMPLE_RATE)
+    consumed = 0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+
+    def clock() -> float:
+        return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
+
+    def report(words, round_s: float, level: float) -> None:
+        now = clock()
+        events = [WordEvent(w.text, w.start, w.end, now, w.probability) for w in words]
+        if on_update:
+            on_update(StreamUpdate(events, processor.tentative(), now, round_s, processor.buffer_s, level))
+
+    source.start()
+    wall0 = time.perf_counter()
+    if on_started:
+        on_started()
+    try:
+        ended = False
+        while not ended and not stop.is_set():
+            if pace == "realtime":
+                chunk, ended = _gather_realtime(source, min_samples, stop)
+            else:
+                got = source.read(min_samples, timeout=1.0)
+                ended = got is None
+                chunk = np.zeros(0, np.float32) if got is None else got
+            if len(chunk):
+                consumed += len(chunk)
+                processor.insert_audio_chunk(chunk)
+                t = time.perf_counter()
+                confirmed = processor.process_iter()
+                report(confirmed, time.perf_counter() - t, _level(chunk))
+        report(processor.finish(), 0.0, 0.0)
+    finally:
+        source.stop()
+    stats = processor.stats
+    return DoneEvent(
+        audio_s=consumed / SAMPLE_RATE,
+        wall_s=time.perf_counter() - wall0,
+        rounds=stats.rounds,
+        encode_s=stats.encode_s,
+        decode_s=stats.decode_s,
+        align_s=stats.align_s,
+        encoder_gflops=stats.encoder_gflops,
+        avg_beam=stats.avg_beam,
+        reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
+        cpu_s=time.process_time() - cpu0,
+        notices=list(notices or []),
+    )
+
+
+def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Event) -> tuple[np.ndarray, bool]:
+    """Everything that has arrived, waiting until at least min_samples have (or the stream ends)."""
+    parts: list[np.ndarray] = []
+    have = 0
+    while have < min_samples and not stop.is_set():
+        got = source.read(None, timeout=0.05)
+        if got is None:
+            return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), True
+        if len(got):
+            parts.append(got)
+            have += len(got)
+    extra = source.read(None, timeout=0.0)  # whatever else is already there
+    if extra is not None and len(extra):
+        parts.append(extra)
+    return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), False
+

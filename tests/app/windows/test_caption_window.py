@@ -1,0 +1,119 @@
+"""The floating caption window: its flags, remembered geometry, confirmed/tentative text, silence hiding."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+
+from app.widgets.caption_layout import CaptionWord, wrap_words
+from app.windows.caption_window import CaptionWindow
+from app.settings import AppSettings, load_settings, save_settings
+from engine.stream.round import Word
+from engine.session.events import StreamUpdate, WordEvent
+
+
+def update(confirmed=(), tentative=(), level=0.0, emitted=2.0) -> StreamUpdate:
+    events = [WordEvent(t, i * 0.4, i * 0.4 + 0.3, emitted) for i, t in enumerate(confirmed)]
+    return StreamUpdate(events, [Word(t, 0.0, 0.1) for t in tentative], emitted, 0.2, 3.0, level)
+
+
+@pytest.fixture()
+def window(qtbot, isolated_dirs):
+    w = CaptionWindow(AppSettings().caption)
+    qtbot.addWidget(w)
+    return w
+
+
+def test_wrapping_keeps_earlier_breaks_and_marks_confirmed_words():
+    words = [CaptionWord(t, i < 3) for i, t in enumerate("aa bb cc dd ee".split())]
+    lines = wrap_words(words, width=5, measure=len)  # "aa bb" fits in 5, a third word does not
+    assert [[w.text for w in line] for line in lines] == [["aa", "bb"], ["cc", "dd"], ["ee"]]
+    assert [w.confirmed for w in lines[1]] == [True, False]
+    more = wrap_words(words + [CaptionWord("f", False)], width=5, measure=len)
+    assert more[:2] == lines[:2]  # new words never move the breaks before them
+    assert wrap_words([CaptionWord("toolongword", True)], 5, len) == [[CaptionWord("toolongword", True)]]
+
+
+def test_flags_are_frameless_always_on_top_and_translucent(window):
+    flags = window.windowFlags()
+    assert flags & Qt.FramelessWindowHint
+    assert flags & Qt.WindowStaysOnTopHint
+    assert window.testAttribute(Qt.WA_TranslucentBackground)
+
+
+def test_geometry_is_remembered_across_restarts(qtbot, isolated_dirs):
+    settings = AppSettings()
+    first = CaptionWindow(settings.caption)
+    qtbot.addWidget(first)
+    first.show()
+    first.setGeometry(QRect(123, 211, 640, 150))
+    with qtbot.waitSignal(first.style_changed, timeout=2000):  # saved after the move settles
+        pass
+    save_settings(settings)
+    first.close()
+
+    again = CaptionWindow(load_settings().caption)
+    qtbot.addWidget(again)
+    assert again.geometry() == QRect(123, 211, 640, 150)
+
+
+def test_dragging_moves_and_edges_resize(window):
+    start = QRect(100, 100, 500, 120)
+    assert window._dragged(start, Qt.Edge(0), QPoint(30, -20)) == QRect(130, 80, 500, 120)
+    resized = window._dragged(start, Qt.RightEdge | Qt.BottomEdge, QPoint(60, 40))
+    assert (resized.width(), resized.height()) == (560, 160)
+    shrunk = window._dragged(start, Qt.LeftEdge, QPoint(1000, 0))
+    assert shrunk.width() >= window.minimumWidth() and shrunk.right() == start.right()
+
+
+def test_confirmed_words_solid_tail_dimmed_and_replaced_in_place(window):
+    window.show()
+    window.show_update(update(["Printing,", "then,"], ["for", "our"]))
+    assert window.text() == "Printing, then, for our"
+    window.show_update(update(["for"], ["our", "purpose"]))
+    assert window.text() == "Printing, then, for our purpose"  # the tail was replaced, not appended
+    words = [w for line in window.visible_lines() for w in line]
+    assert [(w.text, w.confirmed) for w in words][-3:] == [("for", True), ("our", False), ("purpose", False)]
+    image = window.grab().toImage()
+    assert not image.isNull()
+
+
+def test_number_of_lines_follows_the_setting(window):
+    window.resize(260, window.height())
+    window.show_update(update("one two three four five six seven eight nine ten eleven twelve".split()))
+    window.caption_style.lines = 3
+    window.apply_style()
+    assert len(window.visible_lines()) == 3
+    window.caption_style.lines = 1
+    window.apply_style()
+    assert len(window.visible_lines()) == 1
+    assert window.visible_lines()[0][-1].text == "twelve"
+    assert window.height() < 3 * window.caption_style.font_size * 2
+
+
+def test_hides_after_silence_and_returns_on_speech(qtbot, window):
+    window.caption_style.hide_after_s = 0.3
+    window.show_update(update(["hello"]))
+    assert window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=3000)
+    window.show_update(update(level=0.0))  # silence keeps it hidden
+    assert not window.isVisible()
+    window.show_update(update(["again"]))
+    assert window.isVisible()
+    window.set_enabled(False)  # turned off by the person: speech does not bring it back
+    window.show_update(update(["more"]))
+    assert not window.isVisible()
+
+
+def test_context_menu_changes_appearance_and_latency_readout(qtbot, window):
+    menu = window.build_menu()
+    font_menu = next(a.menu() for a in menu.actions() if a.text() == "Font size")
+    with qtbot.waitSignal(window.style_changed, timeout=1000):
+        next(a for a in font_menu.actions() if a.text() == "36 pt").trigger()
+    assert window.caption_style.font_size == 36
+    assert window.height() == window.preferred_height()
+    latency = next(a for a in menu.actions() if a.text() == "Show latency")
+    latency.trigger()
+    assert window.caption_style.show_latency
+    window.show_update(update(["word"], emitted=1.7))  # the word ended at 0.3 s, confirmed at 1.7 s
+    assert window.latency_text() == "latency 1.4 s"
+    assert not window.grab().isNull()

@@ -1,0 +1,97 @@
+"""`whisperflow stream` end to end on real audio with the real tiny.en model."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jiwer
+from whisper_normalizer.english import EnglishTextNormalizer
+from testdata import DATA
+
+
+CLIP = DATA / "LJ001-0009.wav"
+REFERENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+normalize = EnglishTextNormalizer()
+
+
+def whisperflow(*args, timeout=300, env=None):
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env or os.environ.copy())
+
+
+def wer(hypothesis: str) -> float:
+    return jiwer.wer(normalize(REFERENCE), normalize(hypothesis))
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_stream_fast_writes_monotone_wellformed_jsonl_with_low_wer(tmp_path):
+    out = tmp_path / "events.jsonl"
+    run = whisperflow("stream", str(CLIP), "--pace", "fast", "--jsonl", str(out))
+    assert run.returncode == 0, run.stderr
+    events = read_jsonl(out)
+    words, done = events[:-1], events[-1]
+    assert words and all(e["type"] == "word" for e in words)
+    assert done["type"] == "done"
+    for key in ("audio_s", "wall_s", "rounds", "encode_s", "decode_s", "encoder_gflops", "avg_beam", "cpu_s"):
+        assert key in done
+    assert abs(done["audio_s"] - 7.55) < 0.1 and done["rounds"] >= 7
+    for w in words:
+        assert w["text"].strip() and 0 <= w["start"] <= w["end"] <= done["audio_s"] + 0.5
+    emitted = [w["emitted"] for w in words]
+    starts = [w["start"] for w in words]
+    assert emitted == sorted(emitted) and starts == sorted(starts)
+    text = " ".join(w["text"] for w in words)
+    assert wer(text) <= 0.15, text
+    assert normalize(text).split() == normalize(run.stdout).split()  # captions printed live match the JSONL
+
+
+def test_stream_unaware_emits_on_the_audio_clock(tmp_path):
+    out = tmp_path / "events.jsonl"
+    run = whisperflow("stream", str(CLIP), "--pace", "unaware", "--min-chunk", "2", "--jsonl", str(out))
+    assert run.returncode == 0, run.stderr
+    words = [e for e in read_jsonl(out) if e["type"] == "word"]
+    # the clock advances by 2 s of audio per round, so every emission time is a round boundary (or the end)
+    assert all(abs(w["emitted"] / 2 - round(w["emitted"] / 2)) < 1e-6 or abs(w["emitted"] - 7.554) < 0.01 for w in words)
+    assert all(w["emitted"] >= w["end"] - 0.5 for w in words)
+
+
+def test_stream_from_pulseaudio_virtual_microphone(virtual_mic, tmp_path):
+    out = tmp_path / "mic.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "stream", "--device", virtual_mic.device, "--duration", "11", "--jsonl", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )
+    assert any(line.startswith("listening:") for line in proc.stderr)  # model loaded, device open
+    virtual_mic.play(CLIP).wait(timeout=30)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    words = [e for e in read_jsonl(out) if e["type"] == "word"]
+    assert wer(" ".join(w["text"] for w in words)) <= 0.25, stdout
+
+
+def test_corrupt_wav_gives_clear_error(tmp_path):
+    bad = tmp_path / "broken.wav"
+    bad.write_bytes(b"RIFF\x24\x00\x00\x00WAVEfmt garbage that is not audio" * 3)
+    run = whisperflow("stream", str(bad), "--pace", "fast")
+    assert run.returncode == 2
+    assert run.stderr.startswith("error:") and "broken.wav" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_missing_device_gives_clear_error():
+    run = whisperflow("stream", "--device", "No Such Microphone 42", "--duration", "1")
+    assert run.returncode == 2
+    assert "No Such Microphone 42" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_transcribe_writes_word_timestamps(tmp_path):
+    out = tmp_path / "offline.jsonl"
+    run = whisperflow("transcribe", str(CLIP), "--jsonl", str(out))
+    assert run.returncode == 0, run.stderr
+    words = [e for e in read_jsonl(out) if e["type"] == "word"]
+    assert wer(" ".join(w["text"] for w in words)) <= 0.15
+    assert words[0]["start"] < 1.0 and 6.0 < words[-1]["end"] < 8.0

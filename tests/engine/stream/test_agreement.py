@@ -1,0 +1,110 @@
+"""LocalAgreement-2 and buffer trimming on hand-made rounds."""
+import numpy as np
+
+from engine.stream.round import RoundResult, Segment, Word
+from engine.stream.agreement import HypothesisBuffer
+from engine.audio.files import SAMPLE_RATE
+from engine.stream.processor import OnlineProcessor
+
+
+def words(*spec):
+    return [Word(t, s, e) for t, s, e in spec]
+
+
+def test_word_confirmed_only_when_two_rounds_agree():
+    hb = HypothesisBuffer()
+    hb.insert(words(("the", 0.0, 0.2), ("cat", 0.3, 0.5)), 0.0)
+    assert hb.flush() == []
+    hb.insert(words(("the", 0.0, 0.2), ("cat", 0.3, 0.5), ("sat", 0.6, 0.9)), 0.0)
+    assert [w.text for w in hb.flush()] == ["the", "cat"]
+    assert [w.text for w in hb.tentative()] == ["sat"]
+
+
+def test_disagreement_stops_confirmation_at_first_difference():
+    hb = HypothesisBuffer()
+    hb.insert(words(("a", 0.0, 0.1), ("red", 0.2, 0.4), ("box", 0.5, 0.7)), 0.0)
+    hb.flush()
+    hb.insert(words(("a", 0.0, 0.1), ("bed", 0.2, 0.4), ("box", 0.5, 0.7)), 0.0)
+    assert [w.text for w in hb.flush()] == ["a"]
+
+
+def test_offset_shifts_to_stream_clock_and_repeated_ngram_is_dropped():
+    hb = HypothesisBuffer()
+    hb.insert(words(("hello", 0.0, 0.4), ("world", 0.5, 0.9)), 10.0)
+    hb.flush()
+    hb.insert(words(("hello", 0.0, 0.4), ("world", 0.5, 0.9)), 10.0)
+    confirmed = hb.flush()
+    assert [(w.text, w.start) for w in confirmed] == [("hello", 10.0), ("world", 10.5)]
+    # a later round re-transcribes the confirmed tail "world" just before new words: it must not repeat
+    hb.insert(words(("world", 0.45, 0.9), ("again", 1.0, 1.3)), 10.0)
+    hb.flush()
+    hb.insert(words(("world", 0.45, 0.9), ("again", 1.0, 1.3)), 10.0)
+    assert [w.text for w in hb.flush()] == ["again"]
+
+
+class ScriptedTranscriber:
+    """Plays back hand-made round results; stands in for the model only in trimming arithmetic."""
+
+    max_buffer_s = 30.0
+
+    class decode_options:
+        beam_size = 1
+
+    def __init__(self, results):
+        self.results = list(results)
+        self.prompts = []
+
+    def transcribe(self, audio, prompt, reference):
+        self.prompts.append(prompt)
+        return self.results.pop(0)
+
+
+def result(segments):
+    return RoundResult(segments, [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [])
+
+
+def test_buffer_trimmed_at_confirmed_segment_end_after_15s_and_prompt_is_trimmed_text():
+    seg1 = Segment(0.0, 6.0, "first", [], words(("first", 0.5, 5.8)))
+    seg2 = Segment(6.0, 12.0, "second", [], words(("second", 6.2, 11.8)))
+    seg3 = Segment(12.0, 16.0, "third", [], words(("third", 12.2, 15.9)))
+    tr = ScriptedTranscriber([result([seg1, seg2, seg3])] * 3)
+    proc = OnlineProcessor(tr, buffer_trimming_s=15.0)
+    proc.insert_audio_chunk(np.zeros(16 * SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    assert proc.buffer_offset == 0.0  # nothing confirmed yet: no trimming
+    proc.process_iter()  # second agreeing round confirms all three words
+    assert [w.text for w in proc.committed] == ["first", "second", "third"]
+    # cut at the end of the second-to-last segment (12.0 s), which ends before the last confirmed word
+    assert proc.buffer_offset == 12.0
+    assert abs(proc.buffer_s - 4.0) < 1e-6
+    proc.process_iter()
+    assert tr.prompts[-1] == "first second"
+
+
+def test_finish_flushes_unconfirmed_tail():
+    tr = ScriptedTranscriber([result([Segment(0.0, 1.0, "x", [], words(("only", 0.1, 0.9)))])])
+    proc = OnlineProcessor(tr)
+    proc.insert_audio_chunk(np.zeros(SAMPLE_RATE, np.float32))
+    assert proc.process_iter() == []
+    assert [w.text for w in proc.finish()] == ["only"]
+
+
+def test_rounds_agree_on_words_that_differ_only_in_punctuation_or_case():
+    hb = HypothesisBuffer()
+    hb.insert(words(("books,", 0.0, 0.4), ("which", 0.5, 0.8)), 0.0)
+    hb.flush()
+    hb.insert(words(("Books", 0.0, 0.4), ("which", 0.5, 0.8)), 0.0)
+    assert [w.text for w in hb.flush()] == ["Books", "which"]
+
+
+def test_full_buffer_without_agreement_confirms_oldest_words_instead_of_dropping_audio():
+    first = result([Segment(0.0, 30.0, "x", [], words(("alpha", 1.0, 2.0), ("beta", 20.0, 21.0)))])
+    second = result([Segment(0.0, 31.0, "y", [], words(("gamma", 1.0, 2.0)))])
+    tr = ScriptedTranscriber([first, second])
+    proc = OnlineProcessor(tr, buffer_trimming_s=15.0)
+    proc.insert_audio_chunk(np.zeros(29 * SAMPLE_RATE, np.float32))
+    assert proc.process_iter() == []
+    proc.insert_audio_chunk(np.zeros(2 * SAMPLE_RATE, np.float32))  # 31 s: over the encoder's 30 s
+    forced = proc.process_iter()
+    assert [w.text for w in forced] == ["alpha"]  # ends before 31 - 15 = 16 s: confirmed, not lost
+    assert proc.buffer_offset == 2.0

@@ -1,0 +1,92 @@
+"""Pipelining: same words as the serial loop, clean shutdown, and calibration profiles that streams load."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from engine.stream.profiles import Allocation, load_profile
+from engine.stream.profiler import calibrate, choose
+from engine.audio.sources import FileSource, PacedFileSource
+from engine.stream.config import StreamConfig, build_processor, choose_allocation
+from engine.stream.runner import run_stream
+from testdata import DATA
+
+CLIP = DATA / "LJ001-0009.wav"
+SHORT = DATA / "LJ001-0008.wav"
+
+
+def confirmed_words(loaded, allocation):
+    config = StreamConfig.for_allocation(allocation, policy="flow", hush=False)
+    processor, _ = build_processor(loaded, config)
+    words = []
+    try:
+        run_stream(processor, FileSource(CLIP), pace="fast", on_update=lambda u: words.extend(u.confirmed))
+    finally:
+        processor.close()
+    return [(w.text, round(w.start, 2), round(w.end, 2)) for w in words]
+
+
+def whisperflow_threads():
+    return [t.name for t in threading.enumerate() if t.name.startswith("whisperflow-")]
+
+
+def test_pipeline_confirms_the_same_words_as_the_serial_loop(tiny_model):
+    serial = confirmed_words(tiny_model, Allocation(False))
+    pipelined = confirmed_words(tiny_model, Allocation(True, 0, handoff_tokens=3))
+    assert serial and pipelined == serial
+    assert whisperflow_threads() == []
+
+
+def test_stop_mid_stream_joins_every_thread(tiny_model):
+    processor, _ = build_processor(tiny_model, StreamConfig.for_allocation(Allocation(True, 0, 2), policy="flow"))
+    stop = threading.Event()
+    updates = []
+
+    def on_update(update):
+        updates.append(update)
+        if len(updates) == 2:
+            stop.set()
+
+    done = run_stream(processor, PacedFileSource(CLIP), pace="realtime", on_update=on_update, stop=stop)
+    assert whisperflow_threads() == ["whisperflow-accelerator"]
+    processor.close()
+    assert whisperflow_threads() == []
+    assert done.audio_s < 7.0  # stopped before the end of the clip
+
+
+def test_interrupted_pipelined_cli_stream_exits_zero():
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", str(CLIP), "--policy", "flow", "--pipeline"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    for line in proc.stderr:  # notes first, then "listening:" once the stream runs
+        if line.startswith("listening:"):
+            break
+    threading.Timer(3.0, proc.send_signal, (signal.SIGINT,)).start()
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+
+
+def test_choose_prefers_lowest_latency_within_wer_guard():
+    from engine.stream.profiles import CalibrationRow
+
+    fast_but_wrong = CalibrationRow(Allocation(True, 1, 4), 0.5, 0.9, 0.30, 0.4, None, "estimated")
+    good = CalibrationRow(Allocation(True, 2, 0), 0.8, 1.2, 0.05, 0.5, None, "estimated")
+    slow = CalibrationRow(Allocation(False, 2), 1.5, 2.0, 0.04, 0.6, None, "estimated")
+    allocation, rows = choose([fast_but_wrong, good, slow])
+    assert allocation == good.allocation
+    assert [r.accepted for r in rows] == [False, True, True]
+
+
+def test_calibrate_writes_a_profile_the_next_stream_loads(tiny_model, isolated_dirs):
+    allocations = [Allocation(False, 2), Allocation(True, 2, 2)]
+    seen = []
+    profile = calibrate(tiny_model, sample=SHORT, allocations=allocations, progress=lambda i, n, row: seen.append(i))
+    assert seen == [0, 1, 2] and len(profile.rows) == 2
+    assert all(r.mean_latency_s is not None and r.wer <= 0.2 for r in profile.rows)
+    saved = load_profile("tiny.en")
+    assert saved is not None and saved.allocation == profile.allocation
+    notices = []
+    assert choose_allocation(StreamConfig(policy="flow"), notices) == profile.allocation and notices == []
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
+    processor.close()
+    assert processor.__class__.__name__ == ("PipelinedProcessor" if profile.allocation.pipeline else "OnlineProcessor")

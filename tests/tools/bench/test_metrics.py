@@ -1,0 +1,320 @@
+"""Bench metrics on hand-made cases with known answers: alignment, WER after normalisation, per-word
+latency, encoder GFLOPs, costs, TextGrids, manifests, config specs, the results log and the report."""
+import json
+import random
+
+import jiwer
+import pytest
+
+from engine.stream.round import Word
+from engine.scoring.align import Pair, align, edit_distance
+from tools.bench.configs import parse_config
+from tools.bench.cost import summarize_costs
+from engine.scoring.latency import summarize, word_latencies
+from tools.bench.manifest import find_default_manifest, load_manifest, select
+from engine.scoring.wer import normalize_text, normalize_words, wer_counts
+from tools.bench.reference import model_rank
+from tools.bench.report import markdown, summarize_run, write_report
+from tools.bench.results import ResultsLog
+from tools.bench.textgrid import read_textgrid_words
+from engine.encoder.input import encoder_gflops
+from engine.errors import WhisperFlowError
+from engine.session.events import WordEvent
+
+
+# --- alignment -------------------------------------------------------------------------------------
+
+def test_alignment_pairs_hits_substitutions_and_gaps():
+    assert align("a b c d".split(), "a x c d e".split()) == [
+        Pair(0, 0, "hit"), Pair(1, 1, "sub"), Pair(2, 2, "hit"), Pair(3, 3, "hit"), Pair(None, 4, "ins")]
+    assert align("a b c".split(), "a c".split()) == [Pair(0, 0, "hit"), Pair(1, None, "del"), Pair(2, 1, "hit")]
+    # equally cheap: two substitutions, or a deletion and an insertion that pair "mat" with "mat"
+    assert align("the mat".split(), "mat today".split()) == [Pair(0, None, "del"), Pair(1, 0, "hit"), Pair(None, 1, "ins")]
+    assert align([], ["a"]) == [Pair(None, 0, "ins")]
+    assert align(["a"], []) == [Pair(0, None, "del")]
+    assert align([], []) == []
+
+
+def test_alignment_cost_is_the_minimal_edit_distance_that_jiwer_finds():
+    rng = random.Random(7)
+    for _ in range(40):
+        ref = [rng.choice("abcde") for _ in range(rng.randint(1, 12))]
+        hyp = [rng.choice("abcde") for _ in range(rng.randint(1, 12))]
+        out = jiwer.process_words(" ".join(ref), " ".join(hyp))
+        assert edit_distance(ref, hyp) == out.substitutions + out.deletions + out.insertions
+        pairs = align(ref, hyp)
+        assert [p.ref for p in pairs if p.ref is not None] == list(range(len(ref)))
+        assert [p.hyp for p in pairs if p.hyp is not None] == list(range(len(hyp)))
+
+
+# --- normalisation and WER ----------------------------------------------------------------------------
+
+def test_normalisation_follows_whisper_rules():
+    assert normalize_text("Mr. Smith's colour, forty-two!") == "mister smith is color 42"
+    assert normalize_text("Uh, I'm [noise] here.") == "i am here"
+    assert normalize_words(["I'm", "uh", "Home."]) == [("i", 0), ("am", 0), ("home", 2)]
+
+
+def test_wer_is_measured_on_normalised_text():
+    clean = wer_counts("Mr. Brown paid forty-two dollars for the colour print.",
+                       "mister brown paid 42 dollars for the color print")
+    assert clean.errors == 0 and clean.wer == 0.0
+    counts = wer_counts("the cat sat on the mat", "The cat sat on mat.")
+    assert (counts.reference_words, counts.substitutions, counts.deletions, counts.insertions) == (6, 0, 1, 0)
+    counts = wer_counts("a cat sat", "A black cat sat, sir!")
+    assert (counts.reference_words, counts.substitutions, counts.deletions, counts.insertions) == (3, 0, 0, 2)
+    assert counts.wer == pytest.approx(2 / 3)
+    assert wer_counts("go forward", "").wer == 1.0
+    assert wer_counts("uh", "hello").wer is None  # nothing to score against after normalisation
+    total = wer_counts("a b", "a b") + wer_counts("c d", "c x")
+    assert total.wer == pytest.approx(1 / 4)
+
+
+# --- per-word latency ------------------------------------------------------------------------------
+
+def test_word_latency_is_confirmation_time_minus_spoken_end_over_aligned_words():
+    reference = [Word("I'm", 0.0, 0.4), Word("going", 0.4, 0.8), Word("home", 0.8, 1.2), Word("now", 1.2, 1.5)]
+    stream = [WordEvent("I'm", 0, 0, emitted=2.0), WordEvent("going", 0, 0, emitted=2.0),
+              WordEvent("hole,", 0, 0, emitted=3.0), WordEvent("uh", 0, 0, emitted=3.0)]
+    lat = word_latencies(reference, stream)
+    assert [(x.text, x.hit) for x in lat] == [("I'm", True), ("going", True), ("home", False)]  # "now" was missed
+    assert [x.latency for x in lat] == pytest.approx([1.6, 1.2, 1.8])
+    stats = summarize([x.latency for x in lat])
+    assert stats.words == 3
+    assert stats.mean == pytest.approx(4.6 / 3)
+    assert stats.median == pytest.approx(1.6)
+    assert stats.p90 == pytest.approx(1.76)  # linear interpolation between 1.6 and 1.8
+    assert summarize([]).mean is None
+
+
+def test_word_latency_skips_inserted_words_and_takes_the_first_emission():
+    reference = [Word("go", 0.0, 0.3), Word("forward", 0.3, 0.9)]
+    stream = [WordEvent("well", 0, 0, emitted=0.5), WordEvent("go", 0, 0, emitted=1.0),
+              WordEvent("forward", 0, 0, emitted=1.5)]
+    assert [x.latency for x in word_latencies(reference, stream)] == pytest.approx([0.7, 0.6])
+
+
+# --- encoder GFLOPs ---------------------------------------------------------------------------------
+
+def test_encoder_gflops_of_tiny_en_for_30_s_and_for_2_s(tiny_model):
+    dims = tiny_model.dims
+    assert (dims.n_audio_state, dims.n_audio_layer, dims.n_mels) == (384, 4, 80)
+    # 30 s = 3000 mel frames -> 1500 positions. conv1 2*3000*80*384*3, conv2 2*1500*384^2*3, per layer
+    # QKV+out 2*1500*384^2*4, scores+weighted sum 4*1500^2*384, MLP 2*1500*384*1536*2; 4 layers.
+    assert encoder_gflops(dims, 3000) == pytest.approx(36.937728)
+    # 2 s = 200 frames -> 100 positions: attention no longer dominates.
+    expected = (2 * 200 * 80 * 384 * 3 + 2 * 100 * 384**2 * 3
+                + 4 * (2 * 100 * 384**2 * 4 + 4 * 100**2 * 384 + 2 * 100 * 384 * 1536 * 2)) / 1e9
+    assert encoder_gflops(dims, 200) == pytest.approx(expected) == pytest.approx(1.6023552)
+
+
+# --- costs -----------------------------------------------------------------------------------------
+
+def _record(audio_s, rounds, round_s, encode_s, decode_s, cpu_s, gflops, beam, rss):
+    return {"done": {"audio_s": audio_s, "rounds": rounds, "encode_s": encode_s, "decode_s": decode_s,
+                     "cpu_s": cpu_s, "encoder_gflops": gflops},
+            "round_s": round_s, "beam": beam, "peak_rss_mb": rss}
+
+
+def test_costs_add_up_over_files():
+    records = [_record(4.0, 2, [0.5, 0.7], 0.6, 0.4, 3.0, 70.0, {"steps": 10, "sum": 30, "reduced": 4}, 500.0),
+               _record(6.0, 2, [0.4, 0.4], 0.4, 0.2, 2.0, 50.0, {"steps": 10, "sum": 50, "reduced": 0}, 520.0)]
+    c = summarize_costs(records)
+    assert c.rounds == 4
+    assert c.mean_round_s == pytest.approx(0.5)
+    assert (c.encode_s, c.decode_s, c.other_s) == pytest.approx((0.25, 0.15, 0.10))
+    assert c.rtf == pytest.approx(0.2)
+    assert c.cpu_per_audio_s == pytest.approx(0.5)
+    assert c.peak_rss_mb == 520.0
+    assert (c.gflops_total, c.gflops_per_round) == pytest.approx((120.0, 30.0))
+    assert c.avg_beam == pytest.approx(4.0)
+    assert c.reduced_beam_fraction == pytest.approx(0.2)
+    external = summarize_costs([{"done": {"audio_s": 5.0}}])
+    assert external.rounds is None and external.rtf is None and external.peak_rss_mb is None
+
+
+# --- TextGrid, manifest, configs, strongest model -----------------------------------------------------
+
+SHORT_TEXTGRID = '''File type = "ooTextFile"
+Object class = "TextGrid"
+
+0
+2.5
+<exists>
+2
+"IntervalTier"
+"words"
+0
+2.5
+4
+0
+0.3
+""
+0.3
+0.9
+"go"
+0.9
+1.6
+"forward"
+1.6
+2.5
+"said ""ten"""
+"TextTier"
+"marks"
+0
+2.5
+1
+1.0
+"x"
+'''
+
+LONG_TEXTGRID = """File type = "ooTextFile"
+Object class = "TextGrid"
+
+xmin = 0
+xmax = 1.5
+tiers? <exists>
+size = 2
+item []:
+    item [1]:
+        class = "IntervalTier"
+        name = "phones"
+        xmin = 0
+        xmax = 1.5
+        intervals: size = 1
+        intervals [1]:
+            xmin = 0
+            xmax = 1.5
+            text = "G OW"
+    item [2]:
+        class = "IntervalTier"
+        name = "words"
+        xmin = 0
+        xmax = 1.5
+        intervals: size = 2
+        intervals [1]:
+            xmin = 0
+            xmax = 1e-1
+            text = ""
+        intervals [2]:
+            xmin = 0.1
+            xmax = 1.5
+            text = "go"
+"""
+
+
+def test_textgrid_words_in_short_and_long_format(tmp_path):
+    short = tmp_path / "short.TextGrid"
+    short.write_text(SHORT_TEXTGRID)
+    assert read_textgrid_words(short) == [Word("go", 0.3, 0.9), Word("forward", 0.9, 1.6), Word('said "ten"', 1.6, 2.5)]
+    long = tmp_path / "long.TextGrid"
+    long.write_text(LONG_TEXTGRID)
+    assert read_textgrid_words(long) == [Word("go", 0.1, 1.5)]
+    with pytest.raises(WhisperFlowError, match="no interval tier named 'phones'"):
+        read_textgrid_words(short, tier="phones")
+    broken = tmp_path / "broken.TextGrid"
+    broken.write_text("hello")
+    with pytest.raises(WhisperFlowError, match="cannot read the TextGrid"):
+        read_textgrid_words(broken)
+
+
+def test_manifest_reads_quoted_references_and_selects(tmp_path):
+    root = tmp_path / "shared" / "corpus"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "one.TextGrid").write_text(SHORT_TEXTGRID)
+    (root / "manifest.tsv").write_text(
+        "file\tduration_s\tkind\treference\tsource\n"
+        'a/one.wav\t2.5\tshort\tgo forward\tx\n'
+        'b/two.wav\t9\tlong_derived\t"He said ""hi"", twice"\ty\n')
+    nested = tmp_path / "work" / "deep"
+    nested.mkdir(parents=True)
+    assert find_default_manifest(nested) == root / "manifest.tsv"
+    entries = load_manifest(root / "manifest.tsv")
+    assert [(e.name, e.duration_s, e.kind) for e in entries] == [("a/one.wav", 2.5, "short"), ("b/two.wav", 9.0, "long_derived")]
+    assert entries[1].reference == 'He said "hi", twice'
+    assert entries[0].path == root / "a" / "one.wav"
+    assert entries[0].textgrid == root / "a" / "one.TextGrid" and entries[1].textgrid is None
+    assert [e.name for e in select(entries, ["long_derived"])] == ["b/two.wav"]
+    assert [e.name for e in select(entries, None, ["one.wav"])] == ["a/one.wav"]
+    assert [e.name for e in select(entries, None, ["*/t*.wav"])] == ["b/two.wav"]
+    with pytest.raises(WhisperFlowError, match="no files of kind ivr"):
+        select(entries, ["ivr"])
+    with pytest.raises(WhisperFlowError, match="no manifest file matches nope"):
+        select(entries, None, ["nope"])
+
+
+def test_config_specs():
+    c = parse_config("flow+pruning:min_chunk=0.5,beam=5,model=base,pipeline=off")
+    assert c.label == "flow+pruning:min_chunk=0.5,beam=5,model=base,pipeline=off"
+    s = c.stream
+    assert (s.policy, s.beam_pruning, s.min_chunk_s, s.beam_size, s.model, s.pipeline) == ("flow", True, 0.5, 5, "base", False)
+    assert parse_config("baseline").stream.resolved().hush is False
+    assert parse_config("baseline+hush").stream.resolved().hush is True
+    for bad, message in [("nope", "unknown policy"), ("baseline+beam", "not a yes/no setting"),
+                         ("baseline:speed=2", "unknown setting 'speed'"), ("baseline:beam=wide", "whole number"),
+                         ("baseline:hush=maybe", "on or off"), ("baseline:min_chunk=0", "positive"),
+                         ("baseline:beam", "KEY=VALUE")]:
+        with pytest.raises(WhisperFlowError, match=message):
+            parse_config(bad)
+
+
+def test_strongest_model_ranking():
+    names = ["tiny.en", "base", "mlx-community/whisper-small-mlx", "mlx-community/whisper-large-v3-turbo", "base.en"]
+    assert max(names, key=model_rank) == "mlx-community/whisper-large-v3-turbo"
+    assert max(["tiny.en", "base", "base.en"], key=model_rank) == "base.en"
+    assert max(["tiny.en", "tiny"], key=model_rank) == "tiny.en"
+
+
+# --- results log and report ------------------------------------------------------------------------
+
+def test_results_log_keeps_finished_records_and_drops_a_cut_off_line(tmp_path):
+    path = tmp_path / "out" / "results.jsonl"
+    log = ResultsLog(path)
+    log.append({"type": "stream", "config": "baseline", "file": "a.wav"})
+    with open(path, "a") as f:
+        f.write('{"type": "stream", "conf')  # killed mid-write
+    resumed = ResultsLog(path, resume=True)
+    assert resumed.records == [{"type": "stream", "config": "baseline", "file": "a.wav"}]
+    assert resumed.has(type="stream", file="a.wav") and not resumed.has(file="b.wav")
+    resumed.append({"type": "offline", "file": "a.wav"})
+    assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == ["stream", "offline"]
+    assert ResultsLog(path).records == [] and path.read_text() == ""  # a fresh run starts empty
+
+
+def _stream(config, role, file, kind, wer, latencies, rounds=2):
+    return {"type": "stream", "config": config, "settings": {}, "pace": "realtime" if role == "measured" else "unaware",
+            "role": role, "file": file, "kind": kind, "duration_s": 70.0 if kind == "long_derived" else 3.0,
+            "words": [], "round_s": [0.5] * rounds,
+            "done": {"audio_s": 3.0, "rounds": rounds, "encode_s": 0.6, "decode_s": 0.3, "cpu_s": 3.0,
+                     "encoder_gflops": 73.9, "notices": []},
+            "beam": {"steps": 8, "sum": 8, "reduced": 0}, "peak_rss_mb": 600.0,
+            "wer": {"reference_words": 10, "substitutions": wer, "deletions": 0, "insertions": 0},
+            "latencies": [[t, lat, True] for t, lat in latencies], "timing_source": "offline tiny.en"}
+
+
+def test_report_table_json_and_plots(tmp_path):
+    records = [
+        {"type": "meta", "pace": "realtime", "reference_model": "tiny.en", "started": "now"},
+        {"type": "offline", "model": "tiny.en", "file": "a", "kind": "short",
+         "wer": {"reference_words": 10, "substitutions": 0, "deletions": 0, "insertions": 0}},
+        _stream("baseline", "measured", "a", "short", 1, [(0.5, 2.0), (1.0, 3.0)]),
+        _stream("baseline", "lower_bound", "a", "short", 2, [(0.5, 1.0), (1.0, 1.0)]),
+        _stream("baseline", "measured", "b", "long_derived", 3, [(t, 2.0 + t / 70) for t in range(1, 70)]),
+    ]
+    summary = summarize_run(records)
+    short, long, overall = summary["groups"]
+    assert [g["kind"] for g in summary["groups"]] == ["short", "long_derived", "all"]
+    row = short["rows"][0]
+    assert row["wer"] == pytest.approx(0.1) and row["latency"]["mean"] == pytest.approx(2.5)
+    assert row["lower_bound"]["mean"] == pytest.approx(1.0) and row["lower_bound"]["wer"] == pytest.approx(0.2)
+    assert row["cost"]["rtf"] == pytest.approx(1 / 3) and row["cost"]["gflops_per_round"] == pytest.approx(36.95)
+    assert short["gold"] == [{"model": "tiny.en", "files": 1, "wer": 0.0, "wer_counts": short["gold"][0]["wer_counts"]}]
+    assert overall["rows"][0]["wer"] == pytest.approx(0.2) and overall["rows"][0]["files"] == 2
+    table = markdown(summary)
+    assert "| baseline | 1 | 10.0 | 2.50 / 2.50 / 2.90 | 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
+    assert "| offline tiny.en (gold) | 1 | 0.0 |" in table
+    _, written = write_report(records, tmp_path)
+    assert sorted(p.name for p in written) == ["ablation.png", "latency_over_time.png", "latency_vs_wer.png",
+                                               "results.json", "table.md"]
+    assert all(p.stat().st_size > 1000 for p in written)
+    assert json.loads((tmp_path / "results.json").read_text())["groups"][0]["rows"][0]["wer"] == pytest.approx(0.1)

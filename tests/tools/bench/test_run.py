@@ -1,0 +1,105 @@
+"""`whisperflow bench` end to end on one real 1.8 s clip (tiny.en, realtime and unaware worker processes), and
+`--score-jsonl` on a hand-made stream against a hand-made forced alignment."""
+import json
+import shutil
+
+import pytest
+
+from cli.main import main
+from testdata import DATA
+
+CLIP = "LJ001-0008.wav"  # "has never been surpassed." 1.78 s
+
+TEXTGRID = '''File type = "ooTextFile"
+Object class = "TextGrid"
+
+0
+1.78
+<exists>
+1
+"IntervalTier"
+"words"
+0
+1.78
+5
+0
+0.1
+""
+0.1
+0.35
+"has"
+0.35
+0.7
+"never"
+0.7
+0.9
+"been"
+0.9
+1.6
+"surpassed"
+'''
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    shutil.copy(DATA / CLIP, root / CLIP)
+    (root / "manifest.tsv").write_text("file\tduration_s\tkind\treference\n"
+                                       f"{CLIP}\t1.783\tshort\thas never been surpassed.\n")
+    return root
+
+
+def test_bench_runs_a_configuration_and_reports(corpus, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["bench", "--manifest", str(corpus / "manifest.tsv"), "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| baseline | 1 |" in table and "| offline tiny.en (gold) | 1 |" in table
+    summary = json.loads((out / "results.json").read_text())
+    row = summary["groups"][0]["rows"][0]
+    assert row["config"] == "baseline" and row["pace"] == "realtime" and row["files"] == 1
+    assert row["wer"] is not None and row["wer"] <= 0.25  # tiny.en hears this clip (almost) right
+    cost = row["cost"]
+    assert cost["rounds"] == 2  # about 1.0 s, then the rest
+    assert cost["gflops_per_round"] == pytest.approx(36.937728, rel=1e-3)  # padded to 30 s every round
+    assert 0 < cost["encode_s"] < cost["mean_round_s"] and cost["cpu_per_audio_s"] > 0
+    assert cost["peak_rss_mb"] > 100 and cost["avg_beam"] == pytest.approx(5.0)  # the baseline decodes with beam 5
+    lower = row["lower_bound"]
+    assert lower["files"] == 1 and lower["words"] >= 3
+    # Unaware clock: words are confirmed at 1.0 s or at the end (1.78 s), never before they are spoken.
+    assert 0 <= lower["mean"] <= 1.78
+    assert row["timing_sources"] == {"offline tiny.en": 1}
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["type"] for r in records].count("stream") == 2
+    for name in ("table.md", "latency_vs_wer.png", "ablation.png", "latency_over_time.png"):
+        assert (out / name).stat().st_size > 0
+    # Resuming a finished run runs nothing more and redraws the same table.
+    assert main(["bench", "--manifest", str(corpus / "manifest.tsv"), "--out", str(out), "--resume"]) == 0
+    again = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r for r in again if r["type"] != "meta"] == [r for r in records if r["type"] != "meta"]
+
+
+def test_score_jsonl_against_a_forced_alignment(corpus, tmp_path, capsys):
+    (corpus / "LJ001-0008.TextGrid").write_text(TEXTGRID)
+    stream = tmp_path / "other.jsonl"
+    words = [("Has", 1.0), ("never", 1.0), ("bean", 2.0), ("surpassed.", 2.4)]
+    stream.write_text("".join(json.dumps({"type": "word", "text": t, "emitted": e}) + "\n" for t, e in words)
+                      + json.dumps({"type": "done", "audio_s": 1.78}) + "\n")
+    out = tmp_path / "table"
+    assert main(["bench", "--manifest", str(corpus / "manifest.tsv"), "--score-jsonl", str(stream),
+                 "--audio", str(corpus / CLIP), "--label", "other system", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "other system: WER 25.0 % (1 errors / 4 words; reference: manifest LJ001-0008.wav)" in printed
+    # latencies 1.0-0.35, 1.0-0.7, 2.0-0.9, 2.4-1.6 = 0.65, 0.3, 1.1, 0.8; p90 = 0.8 + 0.7 * (1.1 - 0.8)
+    assert "mean 0.71 s, median 0.73 s, p90 1.01 s over 4 of 4 words" in printed
+    assert "forced alignment (LJ001-0008.TextGrid)" in printed
+    assert "| other system | 1 | 25.0 | 0.71 / 0.73 / 1.01 |" in (out / "table.md").read_text()
+
+
+def test_score_jsonl_needs_audio_and_word_events(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"type": "done"}\n')
+    assert main(["bench", "--score-jsonl", str(empty)]) == 2
+    assert main(["bench", "--score-jsonl", str(empty), "--audio", str(DATA / CLIP), "--reference", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "needs --audio" in err and "has no word events" in err

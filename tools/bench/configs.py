@@ -1,0 +1,86 @@
+"""Configurations to compare, written as short specs: ``POLICY[+FLAG...][:KEY=VALUE,...]``.
+
+Examples: ``baseline``, ``baseline+hush``, ``flow``, ``flow:min_chunk=0.5``, ``baseline:beam=5,model=base``.
+FLAGs switch a yes/no setting on (hush, pruning, pipeline); KEYs set any stream setting.
+"""
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, fields
+
+from engine.errors import WhisperFlowError
+from engine.stream.config import POLICIES, StreamConfig
+
+# Short names accepted in specs, for StreamConfig fields.
+ALIASES = {"min_chunk": "min_chunk_s", "chunk": "min_chunk_s", "beam": "beam_size",
+           "pruning": "beam_pruning", "trim": "buffer_trimming_s", "threads": "blas_threads",
+           "handoff": "handoff_tokens"}
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+SYNTAX_HELP = (
+    "POLICY[+FLAG...][:KEY=VALUE,...]; POLICY is one of " + ", ".join(POLICIES)
+    + "; FLAG is hush, pruning, verify or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
+    " or pipeline (on/off), threads and handoff (an explicit thread allocation instead of the calibrated one)."
+    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8"
+)
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """A labelled stream configuration (the label is the spec as written)."""
+
+    label: str
+    stream: StreamConfig
+
+
+def _field(key: str) -> str:
+    name = ALIASES.get(key, key)
+    names = {f.name for f in fields(StreamConfig)} - {"policy"}
+    if name not in names:
+        keys = sorted(set(ALIASES) | names)
+        raise WhisperFlowError(f"unknown setting {key!r} in a config; known: {', '.join(keys)}")
+    return name
+
+
+def _kind(name: str) -> type:
+    """The field's type without Optional (str, int, float or bool)."""
+    hint = typing.get_type_hints(StreamConfig)[name]
+    return next(t for t in typing.get_args(hint) or (hint,) if t is not type(None))
+
+
+def _value(name: str, text: str):
+    kind = _kind(name)
+    text = text.strip()
+    if kind is bool:
+        if text.lower() in _TRUE | _FALSE:
+            return text.lower() in _TRUE
+        raise WhisperFlowError(f"{name} takes on or off, not {text!r}")
+    try:
+        return kind(text)
+    except ValueError as exc:
+        wanted = {int: "a whole number", float: "a number"}.get(kind, "text")
+        raise WhisperFlowError(f"{name} takes {wanted}, not {text!r}") from exc
+
+
+def parse_config(spec: str) -> BenchConfig:
+    """The configuration a spec describes; WhisperFlowError with the syntax on anything malformed."""
+    spec = spec.strip()
+    head, _, settings = spec.partition(":")
+    policy, *flags = head.split("+")
+    if policy not in POLICIES:
+        raise WhisperFlowError(f"config {spec!r}: unknown policy {policy!r}. Syntax: {SYNTAX_HELP}")
+    values: dict = {}
+    for flag in flags:
+        name = _field(flag.strip())
+        if _kind(name) is not bool:
+            raise WhisperFlowError(f"config {spec!r}: +{flag} is not a yes/no setting; write {flag}=VALUE")
+        values[name] = True
+    for item in filter(None, (s.strip() for s in settings.split(","))):
+        key, eq, text = item.partition("=")
+        if not eq:
+            raise WhisperFlowError(f"config {spec!r}: {item!r} should be KEY=VALUE. Syntax: {SYNTAX_HELP}")
+        name = _field(key.strip())
+        values[name] = _value(name, text)
+    if values.get("min_chunk_s", 1.0) <= 0:
+        raise WhisperFlowError(f"config {spec!r}: min_chunk must be positive")
+    return BenchConfig(spec, StreamConfig(policy=policy, **values))

@@ -1,0 +1,137 @@
+"""Summaries of a run's records: a Markdown table per kind of audio, results.json with every number,
+and the plots (tools.bench.plots)."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from tools.bench.cost import summarize_costs
+from engine.scoring.latency import summarize
+from engine.scoring.wer import ZERO, WerCounts
+
+ALL = "all"
+
+
+def _wer(records: list[dict]) -> WerCounts:
+    return sum((WerCounts(**r["wer"]) for r in records), ZERO)
+
+
+def _latency(records: list[dict]) -> dict:
+    return asdict(summarize([lat for r in records for _, lat, _ in r["latencies"]]))
+
+
+def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
+    counts, lower_counts = _wer(measured), _wer(lower)
+    sources: dict[str, int] = {}
+    for r in measured:
+        sources[r["timing_source"]] = sources.get(r["timing_source"], 0) + 1
+    return {
+        "config": config,
+        "settings": measured[0].get("settings") if measured else None,
+        "pace": measured[0]["pace"] if measured else None,
+        "files": len(measured),
+        "audio_s": sum(r["done"]["audio_s"] for r in measured),
+        "wer": counts.wer,
+        "wer_counts": asdict(counts),
+        "latency": _latency(measured),
+        "lower_bound": {**_latency(lower), "wer": lower_counts.wer, "files": len(lower)},
+        "cost": asdict(summarize_costs(measured)) if measured else None,
+        "timing_sources": sources,
+        "notices": sorted({n for r in measured for n in r["done"].get("notices", [])}),
+    }
+
+
+def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measured: bool) -> dict:
+    configs = list(dict.fromkeys(r["config"] for r in streams))
+    rows = []
+    for config in configs:
+        measured = [r for r in streams if r["config"] == config and r["role"] == "measured"]
+        lower = measured if lower_is_measured else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
+        rows.append(_row(config, measured, lower))
+    gold = []
+    for model in dict.fromkeys(r["model"] for r in offline):
+        mine = [r for r in offline if r["model"] == model]
+        counts = _wer(mine)
+        gold.append({"model": model, "files": len(mine), "wer": counts.wer, "wer_counts": asdict(counts)})
+    return {"kind": kind, "rows": rows, "gold": gold}
+
+
+def _file_summary(r: dict) -> dict:
+    return {"config": r["config"], "role": r["role"], "pace": r["pace"], "file": r["file"], "kind": r["kind"],
+            "wer": WerCounts(**r["wer"]).wer, "latency": _latency([r]),
+            "cost": asdict(summarize_costs([r])), "timing_source": r["timing_source"]}
+
+
+def summarize_run(records: list[dict]) -> dict:
+    """Every number of the run: per kind (and over all kinds), per configuration, and per file."""
+    meta = next((r for r in reversed(records) if r["type"] == "meta"), {})  # the latest invocation's
+    streams = [r for r in records if r["type"] == "stream"]
+    offline = [r for r in records if r["type"] == "offline"]
+    lower_is_measured = meta.get("pace") == "unaware"
+    kinds = list(dict.fromkeys(r["kind"] for r in streams + offline))
+    groups = [_group(k, [r for r in streams if r["kind"] == k], [r for r in offline if r["kind"] == k], lower_is_measured)
+              for k in kinds]
+    if len(kinds) > 1:
+        groups.append(_group(ALL, streams, offline, lower_is_measured))
+    return {"meta": meta, "groups": groups, "files": [_file_summary(r) for r in streams]}
+
+
+def _f(x: float | None, digits: int = 2, scale: float = 1.0) -> str:
+    return "–" if x is None else f"{x * scale:.{digits}f}"
+
+
+def _lat(stats: dict) -> str:
+    return " / ".join(_f(stats[k]) for k in ("mean", "median", "p90"))
+
+
+HEADER = ("| config | files | WER % | latency s (mean / median / p90) | lower bound s (mean / median / p90) "
+          "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
+          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % |")
+
+
+def markdown(summary: dict) -> str:
+    """One table per kind of audio, with the offline gold rows, and notes on how it was measured."""
+    meta = summary["meta"]
+    pace = meta.get("pace", "?")
+    lines = [f"# WhisperFlow bench ({meta.get('started', '')})", "",
+             f"Latency is computation-aware at `--pace {pace}`; the lower bound is the computation-unaware pace. "
+             f"Word end times: forced alignment where the corpus has it, else offline "
+             f"{meta.get('reference_model', '?')}. WER after Whisper's English normalizer.", ""]
+    for group in summary["groups"]:
+        lines += [f"## {group['kind']}", "", HEADER, "|" + "---|" * HEADER.count(" | ") + "---|"]
+        for row in group["rows"]:
+            c = row["cost"] or {}
+            split = " / ".join(_f(c.get(k), 0, 1000) for k in ("encode_s", "decode_s", "other_s"))
+            lines.append(
+                f"| {row['config']} | {row['files']} | {_f(row['wer'], 1, 100)} | {_lat(row['latency'])} "
+                f"| {_lat(row['lower_bound'])} | {c.get('rounds', '–')} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
+                f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
+                f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
+                f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} |")
+        for gold in group["gold"]:
+            lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
+                         + "| – " * (HEADER.count(" | ") - 2) + "|")
+        sources = sorted({s for row in group["rows"] for s in row["timing_sources"]})
+        notices = sorted({n for row in group["rows"] for n in row["notices"]})
+        lines += ["", f"Word end times from: {', '.join(sources) or '–'}."]
+        lines += [f"Note: {n}." for n in notices]
+        lines.append("")
+    machine = meta.get("machine", {})
+    if machine:
+        lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}.")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:
+    """results.json, table.md and the plots in out_dir; returns the table and the files written."""
+    from tools.bench.plots import write_plots
+
+    summary = summarize_run(records)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    table = markdown(summary)
+    (out_dir / "results.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    (out_dir / "table.md").write_text(table, encoding="utf-8")
+    written = [out_dir / "results.json", out_dir / "table.md"]
+    written += write_plots(summary, [r for r in records if r["type"] == "stream"], out_dir)
+    return table, written

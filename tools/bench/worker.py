@@ -1,0 +1,88 @@
+"""One configuration at one pace over a list of files, in its own process so that its CPU time and
+peak memory are its own. Reads a job (JSON) on stdin, writes JSON lines on stdout:
+``loaded``, then per file ``progress`` lines and one ``result``.
+
+Run by tools.bench.runner as ``python -m tools.bench.worker`` (importing the engine package first
+loads OpenBLAS before MLX).
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+from engine.errors import WhisperFlowError
+from engine.session.events import done_record, word_record
+from engine.audio.sources import FileSource, PacedFileSource
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.runner import run_stream
+from engine.model.whisper_model import load_model
+from engine.audio.files import SAMPLE_RATE
+
+PROGRESS_EVERY_S = 0.5
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+def run_job(job: dict, emit) -> None:
+    config = StreamConfig(**job["config"])
+    pace = job["pace"]
+    t0 = time.perf_counter()
+    loaded = load_model(config.model)
+    processor, notices = build_processor(loaded, config)
+    # Warm-up round, so that the first file does not pay one-off start-up costs.
+    processor.transcriber.transcribe(np.zeros(SAMPLE_RATE, np.float32), "")
+    emit({"type": "loaded", "load_s": time.perf_counter() - t0, "notices": notices})
+    for index, path in enumerate(job["files"]):
+        processor, _ = build_processor(loaded, config)
+        words: list[dict] = []
+        round_s: list[float] = []
+        last_progress = [0.0]
+
+        def on_update(update) -> None:
+            words.extend(word_record(w) for w in update.confirmed)
+            round_s.append(update.round_s)
+            now = time.perf_counter()
+            if now - last_progress[0] >= PROGRESS_EVERY_S:
+                last_progress[0] = now
+                emit({"type": "progress", "file_index": index,
+                      "audio_s": processor.buffer_offset + processor.buffer_s})
+
+        source = PacedFileSource(path) if pace == "realtime" else FileSource(path)
+        done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s,
+                          on_update=on_update, notices=notices)
+        stats = processor.stats
+        emit({"type": "result", "file_index": index, "words": words, "round_s": round_s[:done.rounds],
+              "done": done_record(done),
+              "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
+              "peak_rss_mb": peak_rss_mb()})
+
+
+def main() -> int:
+    # The protocol owns the real stdout; anything else printed goes to stderr.
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def emit(record: dict) -> None:
+        protocol.write(json.dumps(record) + "\n")
+        protocol.flush()
+
+    try:
+        run_job(json.load(sys.stdin), emit)
+    except WhisperFlowError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

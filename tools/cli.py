@@ -1,0 +1,17 @@
+"""The development tools' subcommands, registered like the product's (see cli.main)."""
+from __future__ import annotations
+
+import importlib
+
+# Tools with an argument parser of their own: module (with main(argv)) and a line of help.
+OWN_PARSER = {
+    "encoder-bench": ("tools.encoder_bench", "encoder time per block and in all, reference vs fast path"),
+    "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
+}
+
+
+def register(sub) -> None:
+    importlib.import_module("tools.bench.cli").register(sub)
+    for name, (module, about) in OWN_PARSER.items():
+        p = sub.add_parser(name, help=about, add_help=False)
+        p.set_defaults(passes_through=True, func=lambda args, module=module: importlib.import_module(module).main(args.rest) or 0)

@@ -1,0 +1,1 @@
+"""Training a hush word on stream-shaped buffers (development tool)."""

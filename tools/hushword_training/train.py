@@ -1,0 +1,285 @@
+"""Train a hush word: 8000 raw samples appended to the audio so that Whisper stops where the speech does.
+
+    python -m tools.hushword_training.train --model tiny.en [--epochs 6] [--lr 1e-3] [--fresh]
+
+The model stays frozen. The loss is teacher-forced cross-entropy of the target tokens
+given the audio + hush word, with gradients through mlx-whisper's log-mel, encoder and
+decoder (MLX autodiff), batch 1, Adam on the samples. After each epoch the validation
+loss is measured and the hush word kept; the shipped one averages the best few epochs.
+Progress is checkpointed in the user cache dir, so a rerun resumes where it stopped.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import engine  # noqa: F401  (loads OpenBLAS before MLX)
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+from mlx_whisper.audio import N_FRAMES, log_mel_spectrogram
+
+from engine.encoder.hush_word import hush_dir
+from engine.encoder.input import PAD30, Padding
+from engine.runtime.paths import cache_dir
+from engine.model.whisper_model import LoadedModel, load_model
+
+from tools.hushword_training import data
+from engine.audio.files import SAMPLE_RATE
+
+HUSH_SAMPLES = 8000
+HUSH_DIR = hush_dir()
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that decides a run; a checkpoint resumes only under the same config
+    (epochs and keep_best may change: more epochs go on training, fewer stop it)."""
+
+    model: str
+    weights_sha256: str
+    epochs: int = 6
+    lr: float = 1e-3
+    init_std: float = 0.01
+    keep_best: int = 3
+    seed: int = 0
+    max_seconds: float = 8.0
+    tts_utterances: int = 150
+    validation_clips: int = 16
+
+
+@dataclass
+class State:
+    """Where training is: the hush word, Adam's moments, and the per-epoch results so far."""
+
+    hush: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    step: int = 0
+    epoch: int = 0
+    index: int = 0
+    epoch_hushes: list[np.ndarray] | None = None
+    epoch_losses: list[float] | None = None
+    train_losses: list[float] | None = None
+
+
+def checkpoint_path(config: Config) -> Path:
+    return cache_dir() / "hushwords" / f"train-{config.model}-{config.weights_sha256[:12]}.npz"
+
+
+def save_checkpoint(path: Path, config: Config, state: State) -> None:
+    """Write atomically, so an interruption mid-write leaves the previous checkpoint."""
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(
+        tmp, config=json.dumps(asdict(config)), hush=state.hush, m=state.m, v=state.v,
+        counters=np.array([state.step, state.epoch, state.index]),
+        epoch_hushes=np.array(state.epoch_hushes or np.zeros((0, HUSH_SAMPLES)), np.float32),
+        epoch_losses=np.array(state.epoch_losses or [], np.float64),
+        train_losses=np.array(state.train_losses or [], np.float64),
+    )
+    tmp.replace(path)
+
+
+def _trajectory(config: dict) -> dict:
+    """The config fields that decide the training trajectory."""
+    return {k: v for k, v in config.items() if k not in ("epochs", "keep_best")}
+
+
+def load_checkpoint(path: Path, config: Config) -> State | None:
+    """The saved state if there is one for this config."""
+    if not path.exists():
+        return None
+    with np.load(path) as f:
+        if _trajectory(json.loads(str(f["config"]))) != _trajectory(asdict(config)):
+            return None
+        step, epoch, index = (int(x) for x in f["counters"])
+        return State(f["hush"], f["m"], f["v"], step, epoch, index,
+                     list(f["epoch_hushes"]), list(f["epoch_losses"]), list(f["train_losses"]))
+
+
+def make_loss(loaded: LoadedModel):
+    """loss(hush, audio, tokens) -> mean cross-entropy of the tokens after the SOT sequence."""
+    model = loaded.model
+    n_mels = model.dims.n_mels
+    first = len(loaded.tokenizer().sot_sequence) - 1
+
+    def loss(hush: mx.array, audio: mx.array, tokens: mx.array) -> mx.array:
+        mel = log_mel_spectrogram(mx.concatenate([audio, hush]), n_mels)
+        n = min(N_FRAMES, mel.shape[0] - mel.shape[0] % 2)
+        features = model.encoder(mel[:n][None])
+        logits = model.decoder(tokens[None, :-1], features)[0][0]
+        return nn.losses.cross_entropy(logits[first:], tokens[first + 1 :], reduction="mean")
+
+    return loss
+
+
+def validation_loss(loss, hush: np.ndarray, examples: list[data.Example]) -> float:
+    h = mx.array(hush)
+    values = []
+    for ex in examples:
+        value = loss(h, mx.array(ex.audio), mx.array(ex.target))
+        mx.eval(value)
+        values.append(value.item())
+    return float(np.mean(values))
+
+
+def adam_step(state: State, grad: np.ndarray, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> None:
+    """One Adam update of the samples, kept inside [-1, 1] like any audio."""
+    state.step += 1
+    state.m = b1 * state.m + (1 - b1) * grad
+    state.v = b2 * state.v + (1 - b2) * grad**2
+    m_hat = state.m / (1 - b1**state.step)
+    v_hat = state.v / (1 - b2**state.step)
+    state.hush = np.clip(state.hush - lr * m_hat / (np.sqrt(v_hat) + eps), -1.0, 1.0).astype(np.float32)
+
+
+def training_examples(loaded: LoadedModel, config: Config, log) -> list[data.Example]:
+    """Telephone prompts (real speaker) plus the same texts in espeak-ng voices."""
+    tokenizer = loaded.tokenizer()
+    clips = [c for c in data.clips_of(data.TRAIN_KINDS) if c.duration <= config.max_seconds]
+    real = data.reference_examples(tokenizer, clips)
+    texts = sorted({c.reference for c in clips})
+    rng = np.random.default_rng(config.seed)
+    chosen = [texts[i] for i in rng.permutation(len(texts))[: config.tts_utterances]]
+    tts = [ex for ex in data.tts_examples(tokenizer, chosen, config.seed) if ex.clip.duration <= config.max_seconds]
+    log(f"training examples: {len(real)} telephone prompts (one speaker), {len(tts)} espeak-ng utterances")
+    return real + tts
+
+
+def validation_examples(loaded: LoadedModel, config: Config, log) -> list[data.Example]:
+    clips = data.clips_of(data.VALIDATION_KINDS)[: config.validation_clips]
+    examples = data.build_examples(loaded, clips, progress=log)
+    log(f"validation examples: {len(examples)} Montreal Forced Aligner clips (other speakers)")
+    return examples
+
+
+def train(loaded: LoadedModel, config: Config, fresh: bool = False, log=print) -> tuple[State, list[data.Example], list[data.Example]]:
+    """Run (or resume) training until every epoch is done; return the final state and the data."""
+    train_set = training_examples(loaded, config, log)
+    val_set = validation_examples(loaded, config, log)
+    path = checkpoint_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = None if fresh else load_checkpoint(path, config)
+    if state is None:
+        init = np.random.default_rng(config.seed).standard_normal(HUSH_SAMPLES) * config.init_std
+        state = State(init.astype(np.float32), np.zeros(HUSH_SAMPLES), np.zeros(HUSH_SAMPLES), epoch_hushes=[], epoch_losses=[], train_losses=[])
+        log(f"starting from random samples (std {config.init_std}); checkpoint {path}")
+    else:
+        log(f"resuming at epoch {state.epoch + 1} example {state.index} (step {state.step}) from {path}")
+    loss = make_loss(loaded)
+    value_and_grad = mx.value_and_grad(loss)
+    gains = np.random.default_rng(config.seed + 1)
+    while state.epoch < config.epochs:
+        order = np.random.default_rng(config.seed + state.epoch).permutation(len(train_set))
+        t0, done, running = time.perf_counter(), 0, []
+        for i in range(state.index, len(order)):
+            ex = train_set[order[i]]
+            audio = ex.audio * np.float32(gains.uniform(0.5, 1.5))
+            value, grad = value_and_grad(mx.array(state.hush), mx.array(audio), mx.array(ex.target))
+            mx.eval(value, grad)
+            adam_step(state, np.array(grad, np.float64), config.lr)
+            state.index, done = i + 1, done + 1
+            running.append(value.item())
+            if state.index % 10 == 0 or state.index == len(order):
+                per = (time.perf_counter() - t0) / done
+                log(f"epoch {state.epoch + 1}/{config.epochs} example {state.index}/{len(order)} step {state.step} "
+                    f"loss {np.mean(running[-10:]):.3f} {per:.2f} s/step, epoch ends in {per * (len(order) - state.index) / 60:.1f} min")
+            if state.index % 25 == 0:
+                save_checkpoint(path, config, state)
+        val = validation_loss(loss, state.hush, val_set)
+        state.epoch_hushes.append(state.hush.copy())
+        state.epoch_losses.append(val)
+        state.train_losses.append(float(np.mean(running)) if running else float("nan"))
+        state.epoch, state.index = state.epoch + 1, 0
+        save_checkpoint(path, config, state)
+        log(f"epoch {state.epoch} done: validation loss {val:.4f}")
+    return state, train_set, val_set
+
+
+def best_average(state: State, keep: int) -> tuple[np.ndarray, list[int]]:
+    """The mean of the hush words of the ``keep`` epochs with the lowest validation loss."""
+    best = sorted(range(len(state.epoch_losses)), key=lambda e: state.epoch_losses[e])[:keep]
+    return np.mean([state.epoch_hushes[e] for e in best], axis=0).astype(np.float32), [e + 1 for e in sorted(best)]
+
+
+def validation_wer(loaded: LoadedModel, padding: Padding, examples: list[data.Example]) -> float:
+    """Word error rate against the references, decoding each clip with the given padding."""
+    from engine.stream.round import Transcriber
+    from tools.padding_study import word_error_rate
+
+    transcriber = Transcriber(loaded, padding=padding, word_timestamps=False)
+    hyps = [" ".join(s.text for s in transcriber.transcribe(ex.audio).segments) for ex in examples]
+    return word_error_rate([ex.clip.reference for ex in examples], hyps)
+
+
+def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, log=print, out_dir: Path = HUSH_DIR) -> Path:
+    """Average the best epochs, measure validation WER, write <model>.npz and <model>.json."""
+    hush, epochs = best_average(state, config.keep_best)
+    val_loss = validation_loss(make_loss(loaded), hush, val_set)
+    wer_hush = validation_wer(loaded, Padding("hush", HUSH_SAMPLES / SAMPLE_RATE, hush), val_set)
+    wer_pad30 = validation_wer(loaded, PAD30, val_set)
+    meta = {
+        "model": config.model,
+        "weights_sha256": config.weights_sha256,
+        "samples": HUSH_SAMPLES,
+        "sample_rate": SAMPLE_RATE,
+        "seconds": HUSH_SAMPLES / SAMPLE_RATE,
+        "created": datetime.date.today().isoformat(),
+        "target": "[SOT, <|0.00|>, transcript, <|speech end|>, EOT] (timestamps on, as the stream decodes)",
+        "training_data": {
+            "telephone_prompts": sum(ex.clip.kind == "ivr" for ex in train_set),
+            "espeak_ng_utterances": sum(ex.clip.kind == "tts" for ex in train_set),
+            "sources": "shared corpus 'ivr' (Asterisk core sounds, Allison Smith, CC BY-SA 3.0, 8 kHz) and the same texts "
+                       "spoken by espeak-ng voices " + ", ".join(data.TTS_VOICES),
+            "validation": f"{len(val_set)} shared corpus 'odd' clips (Montreal Forced Aligner test clips, MIT), "
+                          "targets = tiny.en's own output on the clip padded to 30 s",
+        },
+        "steps": state.step,
+        "epochs": config.epochs,
+        "averaged_epochs": epochs,
+        "validation_loss_per_epoch": [round(x, 4) for x in state.epoch_losses],
+        "train_loss_per_epoch": [round(x, 4) for x in state.train_losses],
+        "validation_loss": round(val_loss, 4),
+        "validation_wer": round(wer_hush, 4),
+        "validation_wer_pad30": round(wer_pad30, 4),
+        "config": asdict(config),
+    }
+    np.savez(out_dir / f"{config.model}.npz", samples=hush)
+    path = out_dir / f"{config.model}.json"
+    path.write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"shipped {out_dir / (config.model + '.npz')}: averaged epochs {epochs}, validation WER {wer_hush:.3f} "
+        f"(pad to 30 s: {wer_pad30:.3f})")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.hushword_training.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="tiny.en")
+    parser.add_argument("--epochs", type=int, default=Config.epochs)
+    parser.add_argument("--lr", type=float, default=Config.lr)
+    parser.add_argument("--keep-best", type=int, default=Config.keep_best)
+    parser.add_argument("--seed", type=int, default=Config.seed)
+    parser.add_argument("--max-seconds", type=float, default=Config.max_seconds, help="longest training clip")
+    parser.add_argument("--tts", type=int, default=Config.tts_utterances, help="espeak-ng utterances to add")
+    parser.add_argument("--validation-clips", type=int, default=Config.validation_clips)
+    parser.add_argument("--fresh", action="store_true", help="ignore any checkpoint and start again")
+    parser.add_argument("--out", type=Path, default=HUSH_DIR, help="where to write <model>.npz/.json")
+    args = parser.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    loaded = load_model(args.model)
+    config = Config(args.model, loaded.weights_sha256, args.epochs, args.lr, Config.init_std, args.keep_best,
+                    args.seed, args.max_seconds, args.tts, args.validation_clips)
+    state, train_set, val_set = train(loaded, config, args.fresh, log)
+    ship(loaded, config, state, train_set, val_set, log, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
