@@ -17,13 +17,12 @@ MLX's GPU; without a GPU both executors are CPU streams on their own threads and
 """
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future
 from typing import Generator
 
 import numpy as np
 
-from engine.stream.round import Encoded, Transcriber
+from engine.stream.round import Round, Transcriber
 from engine.decoder.beam_search import run_steps
 from engine.decoder.options import DecodeResult
 from engine.runtime.executor import Executor
@@ -50,7 +49,7 @@ class PipelinedProcessor(OnlineProcessor):
         self.allocation = allocation
         self.accelerator = Executor("accelerator", "gpu")
         self.cpu_device = allocation.decoder
-        self._pending: tuple[Future[Encoded], float] | None = None
+        self._pending: tuple[Round, Future[Round], float] | None = None
 
     def process_iter(self) -> list[Word]:
         if not len(self.audio_buffer):
@@ -62,23 +61,21 @@ class PipelinedProcessor(OnlineProcessor):
         """Decode the pending round while the accelerator encodes snapshot (if any)."""
         pending, self._pending = self._pending, None
         if pending is None:
-            if snapshot is not None:
-                self._pending = (self.accelerator.submit(lambda: self.transcriber.encode(snapshot)), self.buffer_offset)
+            self._encode_next(snapshot)
             return []
-        future, offset = pending
-        encoded = future.result()
-        prompt, reference = self.transcriber.prompt_tokens(self.prompt()), self.last_tokens
-        steps = self.transcriber.decode_steps(encoded, prompt, reference)
-        t0 = time.perf_counter()
+        current, encoding, offset = pending
+        encoding.result()
+        steps = current.steps(self.transcriber.prompt_tokens(self.prompt()), self.last_tokens)
         head = self.accelerator.submit(lambda: _advance(steps, 1 + self.allocation.handoff_tokens))
+        self._encode_next(snapshot)  # queued behind the head, overlapping the CPU's decoding below
+        if head.result() is None:
+            self._decode_rest(steps)
+        return self._apply(self.accelerator.submit(current.assemble).result(), offset)
+
+    def _encode_next(self, snapshot: np.ndarray | None) -> None:
         if snapshot is not None:
-            self._pending = (self.accelerator.submit(lambda: self.transcriber.encode(snapshot)), self.buffer_offset)
-        result = head.result() or self._decode_rest(steps)
-        if self.transcriber.degenerate(result, encoded):
-            encoded, result = self.transcriber.padded_round(encoded, prompt, reference)
-        decode_s = time.perf_counter() - t0
-        round_result = self.accelerator.submit(lambda: self.transcriber.assemble(encoded, result, decode_s)).result()
-        return self._apply(round_result, offset)
+            upcoming = Round(self.transcriber, snapshot)
+            self._pending = (upcoming, self.accelerator.submit(upcoming.encode), self.buffer_offset)
 
     def _decode_rest(self, steps: Generator) -> DecodeResult:
         import mlx.core as mx

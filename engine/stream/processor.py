@@ -5,12 +5,28 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from engine.stream.round import RoundResult, Transcriber, Word
-from engine.stream.agreement import HypothesisBuffer
 from engine.audio.files import SAMPLE_RATE
+from engine.decoder.options import DecodeOptions
+from engine.session.words import Word
+from engine.stream.agreement import HypothesisBuffer
+from engine.stream.round import RoundResult
+
+
+class RoundTranscriber(Protocol):
+    """What the loop needs from a transcriber (engine.stream.round.Transcriber): one round per call."""
+
+    decode_options: DecodeOptions
+
+    @property
+    def max_buffer_s(self) -> float:
+        """The longest buffer one round takes."""
+
+    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
+        """Words of the buffer, times relative to its start; reference: the previous round's tokens."""
 
 
 @dataclass
@@ -48,7 +64,7 @@ class OnlineProcessor:
 
     def __init__(
         self,
-        transcriber: Transcriber,
+        transcriber: RoundTranscriber,
         *,
         buffer_trimming_s: float = 15.0,
         prompt_chars: int = 200,

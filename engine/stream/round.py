@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import HOP_LENGTH
 
-from engine.decoder.beam_search import decode_beam, iter_decode_beam
+from engine.decoder.beam_search import decode_beam, iter_decode_beam, run_steps
 from mlx_whisper.decoding import compression_ratio
 
 from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult
@@ -136,7 +137,8 @@ class Transcriber:
         return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.options_for(audio_steps),
                            reference, audio_steps=audio_steps)
 
-    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None):
+    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None
+                     ) -> Generator[None, None, DecodeResult]:
         """The same decoding as a generator pausing after the prefill and each step; returns the result."""
         return iter_decode_beam(self.model, self.tokenizer, encoded.features, prompt_tokens,
                                 self.options_for(encoded.audio_steps), reference, audio_steps=encoded.audio_steps)
@@ -160,13 +162,7 @@ class Transcriber:
 
     def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
         """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
-        encoded = self.encode(audio)
-        t = time.perf_counter()
-        prompt_tokens = self.prompt_tokens(prompt)
-        result = self.decode(encoded.features, prompt_tokens, reference, encoded.audio_steps)
-        if self.degenerate(result, encoded):
-            encoded, result = self.padded_round(encoded, prompt_tokens, reference)
-        return self.assemble(encoded, result, time.perf_counter() - t)
+        return Round(self, audio).encode().run(self.prompt_tokens(prompt), reference)
 
     def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:
         """Segments and word timestamps from a decoded round."""
@@ -189,3 +185,40 @@ class Transcriber:
         for seg, d in zip(segments, dicts):
             seg.start, seg.end = d["start"], d["end"]
             seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d["words"]]
+
+
+class Round:
+    """One round over one buffer: encode → decode → padded retry of a runaway → assemble.
+
+    The serial loop runs it whole (``run``); the pipeline drives the same stages on its executors:
+    ``encode`` on the accelerator, ``steps`` handed from the accelerator to the CPU, ``assemble``.
+    """
+
+    def __init__(self, transcriber: Transcriber, audio: np.ndarray):
+        self.transcriber = transcriber
+        self.audio = audio
+        self.encoded: Encoded | None = None
+        self.result: DecodeResult | None = None
+        self.decode_s = 0.0
+
+    def encode(self) -> "Round":
+        self.encoded = self.transcriber.encode(self.audio)
+        return self
+
+    def steps(self, prompt_tokens: list[int], reference: list[int] | None) -> Generator[None, None, DecodeResult]:
+        """Decoding as a generator (pausing after the prefill and each step); a round that ran away is
+        redone padded to 30 s after its last step. Returns the round's decoding."""
+        t0 = time.perf_counter()
+        tr = self.transcriber
+        result = yield from tr.decode_steps(self.encoded, prompt_tokens, reference)
+        if tr.degenerate(result, self.encoded):
+            self.encoded, result = tr.padded_round(self.encoded, prompt_tokens, reference)
+        self.result, self.decode_s = result, time.perf_counter() - t0
+        return result
+
+    def assemble(self) -> RoundResult:
+        return self.transcriber.assemble(self.encoded, self.result, self.decode_s)
+
+    def run(self, prompt_tokens: list[int], reference: list[int] | None) -> RoundResult:
+        run_steps(self.steps(prompt_tokens, reference))
+        return self.assemble()
