@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QTool
 
 from engine.audio.devices import InputDevice, list_input_devices, pulse_sources, rescan_devices
 from engine.audio.sources import AudioSource, FileSource, MicrophoneSource
-from engine.audio.screencapture import system_audio_availability
+from engine.audio.system_audio import system_audio_availability
 
 SCREEN_CAPTURE_KEY = "screencapture"  # macOS 13+: everything the Mac plays, through ScreenCaptureKit
 AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *.mp4);;All files (*)"

@@ -1,30 +1,24 @@
-"""System audio: what the computer plays (the other side of a call), and whether it can be captured here.
+"""System audio on macOS 13+: what the Mac plays, captured with ScreenCaptureKit.
 
-macOS 13+: `ScreenCaptureSource`, ScreenCaptureKit through pyobjc. SCStream hands its audio to a callback as
+`ScreenCaptureSource`, ScreenCaptureKit through pyobjc. SCStream hands its audio to a callback as
 CMSampleBuffers of float32 PCM (48 kHz stereo, non-interleaved as configured here). The callback only copies
 the bytes and queues them; read() turns them into float32 mono 16 kHz with `sck_buffer_to_16k` (pure, tested
 on recorded buffers on any OS) and a streaming soxr resampler. pyobjc is imported only when a capture starts,
-so this module imports everywhere. Linux: PulseAudio/PipeWire monitor sources (engine.audio.devices), opened with
-MicrophoneSource. `system_audio_availability()` says which applies, or why neither does.
+so this module imports everywhere.
 """
 from __future__ import annotations
 
-import importlib.util
-import platform
-import queue
-import shutil
-import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import soxr
 
 from engine.audio.files import SAMPLE_RATE
-from engine.audio.devices import InputDevice, pulse_sources
+from engine.audio.system_audio import macos_availability, macos_version, pyobjc_available
 from engine.errors import DeviceError
-from engine.audio.sources import AudioSource
+from engine.audio.sources import QueuedSource
 
 SCK_SAMPLE_RATE = 48000
 SCK_CHANNELS = 2
@@ -33,25 +27,9 @@ FLAG_NON_INTERLEAVED = 1 << 5  # kAudioFormatFlagIsNonInterleaved
 MAX_GAP_S = 30.0  # longest silence re-inserted where the capture skipped time
 GAP_TOLERANCE_S = 0.005
 CALL_TIMEOUT_S = 10.0
-PYOBJC_MODULES = ("ScreenCaptureKit", "CoreMedia", "libdispatch")
-PYOBJC_PACKAGES = "pyobjc-framework-ScreenCaptureKit pyobjc-framework-libdispatch"
 PERMISSION_HINT = ("Allow WhisperFlow (or the terminal running it) in System Settings › Privacy & Security › "
                    "Screen & System Audio Recording, then start again.")
-LOOPBACK_HINT = ("To caption what the Mac plays, install a loopback audio device such as BlackHole "
-                 "(https://existential.audio/blackhole/ or `brew install blackhole-2ch`), combine it with your "
-                 "speakers in a Multi-Output Device in Audio MIDI Setup, make that the sound output, and pick "
-                 "\"BlackHole 2ch\" as the input here.")
-OTHER_OS_HINT = ("Capturing system audio works on macOS 13+ and on Linux with PulseAudio or PipeWire. Here, route "
-                 "the sound through a loopback input (such as \"Stereo Mix\" or VB-Audio Virtual Cable on Windows) "
-                 "and pick it as the input.")
 _EMPTY = np.zeros(0, np.float32)
-
-
-class Availability(NamedTuple):
-    """Whether system audio can be captured, and a sentence for the source picker saying why (not)."""
-
-    available: bool
-    message: str
 
 
 @dataclass(frozen=True)
@@ -114,64 +92,6 @@ def gap_frames(expected_pts: float | None, pts: float | None, sample_rate: float
     return round(min(pts - expected_pts, MAX_GAP_S) * sample_rate)
 
 
-def macos_version() -> tuple[int, ...] | None:
-    """This Mac's macOS version, or None when not on macOS."""
-    release = platform.mac_ver()[0]
-    return tuple(int(p) for p in release.split(".") if p.isdigit()) if release else None
-
-
-def pyobjc_available() -> bool:
-    """Whether the pyobjc frameworks ScreenCaptureKit capture needs are installed."""
-    return all(importlib.util.find_spec(name) is not None for name in PYOBJC_MODULES)
-
-
-def macos_availability(version: tuple[int, ...], has_pyobjc: bool) -> Availability:
-    """Whether ScreenCaptureKit system audio works on this macOS version (with or without pyobjc), and why."""
-    shown = ".".join(map(str, version))
-    if version < (13,):
-        return Availability(False, f"Capturing system audio needs macOS 13 (Ventura) or later; this Mac runs "
-                                   f"macOS {shown}. {LOOPBACK_HINT}")
-    if not has_pyobjc:
-        return Availability(False, "Capturing system audio needs the ScreenCaptureKit bindings for Python, which "
-                                   f"are not installed: `pip install {PYOBJC_PACKAGES}`.")
-    return Availability(True, "System audio through ScreenCaptureKit. macOS asks the first time for permission "
-                              "to record (System Settings › Privacy & Security › Screen & System Audio Recording).")
-
-
-def linux_availability(sources: list[InputDevice], have_pactl: bool) -> Availability:
-    """From the PulseAudio/PipeWire sources (engine.audio.devices.pulse_sources()) and whether pactl is installed."""
-    monitors = [s for s in sources if s.kind == "system"]
-    if monitors:
-        names = "; ".join(m.name for m in monitors)
-        return Availability(True, f"System audio from the sound server's monitor "
-                                  f"source{'s' * (len(monitors) > 1)}: {names}.")
-    if not have_pactl:
-        return Availability(False, "System audio on Linux is recorded from a PulseAudio/PipeWire monitor source, "
-                                   "but `pactl` is not installed to list them: install it (Debian/Ubuntu: "
-                                   "`sudo apt install pulseaudio-utils`).")
-    if not sources:
-        return Availability(False, "No PulseAudio or PipeWire sound server answered. System audio on Linux is "
-                                   "recorded from the sound server's monitor source: start PipeWire (with "
-                                   "pipewire-pulse) or PulseAudio.")
-    return Availability(False, "The sound server has no monitor source, so there is no output to listen to: "
-                               "connect or enable speakers or headphones (or add a virtual output: "
-                               "`pactl load-module module-null-sink`).")
-
-
-def system_audio_availability() -> Availability:
-    """Whether system audio can be captured here, and a sentence saying why (not) and what to do.
-
-    Unpacks as ``available, message = system_audio_availability()``. Linux: monitor sources of
-    PulseAudio/PipeWire (engine.audio.devices.system_audio_sources(), opened with MicrophoneSource); macOS 13+:
-    ScreenCaptureSource; older macOS: how to install a loopback device.
-    """
-    if sys.platform == "darwin":
-        return macos_availability(macos_version() or (0,), pyobjc_available())
-    if sys.platform.startswith("linux"):
-        return linux_availability(pulse_sources(), shutil.which("pactl") is not None)
-    return Availability(False, OTHER_OS_HINT)
-
-
 def _call_with_handler(method: Any, *args: Any) -> tuple:
     """Call an Objective-C method whose last argument is a completion handler; wait for and return its args."""
     done = threading.Event()
@@ -227,13 +147,14 @@ def _stream_classes() -> tuple[Any, Any]:
 
         class WFStreamDelegate(NSObject, protocols=[objc.protocolNamed("SCStreamDelegate")]):
             def stream_didStopWithError_(self, stream, error):
-                self.source._failure = str(error.localizedDescription()) if error is not None else "it stopped"
+                if not self.source._stopping:
+                    self.source._failure = str(error.localizedDescription()) if error is not None else "it stopped"
 
         _objc_classes = (WFAudioOutput, WFStreamDelegate)
     return _objc_classes
 
 
-class ScreenCaptureSource(AudioSource):
+class ScreenCaptureSource(QueuedSource):
     """Everything the Mac plays (other apps' audio; WhisperFlow's own is excluded), as float32 mono 16 kHz.
 
     start() raises DeviceError when ScreenCaptureKit is unavailable or permission is missing. If the capture
@@ -241,17 +162,12 @@ class ScreenCaptureSource(AudioSource):
     """
 
     def __init__(self) -> None:
-        self._buffers: queue.Queue[tuple[bytes, PcmLayout, int, float]] = queue.Queue()
+        super().__init__()
         self._stream: Any = None
         self._objc_refs: tuple[Any, ...] = ()
         self._resampler: soxr.ResampleStream | None = None
         self._rate = 0.0
         self._next_pts: float | None = None
-        self._pending = _EMPTY
-        self._failure: str | None = None
-        self._started = False
-        self._stopping = False
-        self._flushed = False
 
     @property
     def name(self) -> str:
@@ -299,9 +215,10 @@ class ScreenCaptureSource(AudioSource):
 
     def _on_buffer(self, data: bytes, layout: PcmLayout, frames: int, pts: float) -> None:
         """Called on ScreenCaptureKit's queue: only queue the copy."""
-        self._buffers.put((data, layout, frames, pts))
+        self._blocks.put((data, layout, frames, pts))
 
-    def _convert(self, data: bytes, layout: PcmLayout, frames: int, pts: float) -> np.ndarray:
+    def _convert(self, block: tuple[bytes, PcmLayout, int, float]) -> np.ndarray:
+        data, layout, frames, pts = block
         parts = []
         if self._resampler is None or layout.sample_rate != self._rate:
             if self._resampler is not None:
@@ -314,34 +231,11 @@ class ScreenCaptureSource(AudioSource):
         self._next_pts = pts + frames / layout.sample_rate
         return np.concatenate(parts)
 
-    def _pull(self, timeout: float) -> None:
-        got: list[np.ndarray] = []
-        try:
-            item = self._buffers.get(timeout=timeout) if timeout > 0 else self._buffers.get_nowait()
-            while True:
-                got.append(self._convert(*item))
-                item = self._buffers.get_nowait()
-        except queue.Empty:
-            pass
-        if self._stopping and not self._flushed and self._buffers.empty():
-            if self._resampler is not None:
-                got.append(self._resampler.resample_chunk(_EMPTY, last=True))
-            self._flushed = True
-        if got:
-            self._pending = np.concatenate([self._pending, *got])
+    def _flush(self) -> np.ndarray:
+        return _EMPTY if self._resampler is None else self._resampler.resample_chunk(_EMPTY, last=True)
 
-    def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
-        if not self._started:
-            raise RuntimeError("ScreenCaptureSource.read() before start()")
-        self._pull(0 if len(self._pending) or self._stopping else timeout)
-        if len(self._pending):
-            n = len(self._pending) if max_samples is None else min(max_samples, len(self._pending))
-            chunk, self._pending = self._pending[:n], self._pending[n:]
-            return chunk
-        if self._failure is not None and not self._stopping:
-            self.stop()
-            raise DeviceError(f"System audio capture stopped ({self._failure}). Audio captured before that is kept.")
-        return None if self._flushed else _EMPTY
+    def _failure_message(self) -> str:
+        return f"System audio capture stopped ({self._failure}). Audio captured before that is kept."
 
     def stop(self) -> None:
         stream, self._stream = self._stream, None

@@ -125,34 +125,104 @@ class PacedFileSource(FileSource):
         return played
 
 
-class MicrophoneSource(AudioSource):
+class QueuedSource(AudioSource):
+    """A live source fed by a capture callback: the callback only queues raw blocks; read() converts them
+    (downmix, resample to 16 kHz) on the reading thread and hands out what is pending.
+
+    Subclasses open and close the capture, say how a raw block becomes 16 kHz (``_convert``) and what the
+    resampler still holds at the end (``_flush``), and may look for failures (``_check_health``). After a
+    failure read() first hands out everything captured so far, then raises DeviceError. ``limit_samples``
+    ends the stream after that much audio.
+    """
+
+    def __init__(self, limit_samples: int | None = None):
+        self._blocks: queue.Queue = queue.Queue()
+        self._pending = _EMPTY
+        self._limit = limit_samples
+        self._delivered = 0
+        self._started = False
+        self._stopping = False
+        self._flushed = False
+        self._failure: str | None = None
+
+    @abstractmethod
+    def _convert(self, block) -> np.ndarray:
+        """A queued raw block as float32 mono 16 kHz (through the streaming resampler)."""
+
+    @abstractmethod
+    def _flush(self) -> np.ndarray:
+        """What the resampler still holds once the capture has stopped."""
+
+    @abstractmethod
+    def _failure_message(self) -> str:
+        """What to tell a person when the capture failed (self._failure says how)."""
+
+    def _check_health(self) -> None:
+        """Set self._failure if the capture died without telling (checked while nothing arrives)."""
+
+    def _abort(self) -> None:
+        """Release the capture after a failure without waiting on it."""
+        self.stop()
+
+    def _pull(self, timeout: float) -> None:
+        """Move queued blocks through _convert into the pending buffer (the resampler's tail once stopped)."""
+        got: list[np.ndarray] = []
+        try:
+            block = self._blocks.get(timeout=timeout) if timeout > 0 else self._blocks.get_nowait()
+            while True:
+                got.append(self._convert(block))
+                block = self._blocks.get_nowait()
+        except queue.Empty:
+            pass
+        if self._stopping and self._failure is None and not self._flushed and self._blocks.empty():
+            got.append(self._flush())
+            self._flushed = True
+        if got:
+            self._pending = np.concatenate([self._pending, *got])
+
+    def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
+        if not self._started:
+            raise RuntimeError(f"{type(self).__name__}.read() before start()")
+        self._pull(0 if len(self._pending) or self._stopping else timeout)
+        if self._limit is not None:
+            self._pending = self._pending[:max(0, self._limit - self._delivered)]
+        if len(self._pending):
+            n = len(self._pending) if max_samples is None else min(max_samples, len(self._pending))
+            chunk, self._pending = self._pending[:n], self._pending[n:]
+            self._delivered += n
+            return chunk
+        if self._limit is not None and self._delivered >= self._limit:
+            self.stop()
+            return None
+        if self._failure is None and not self._stopping:
+            self._check_health()
+        if self._failure is not None:
+            self._abort()
+            raise DeviceError(self._failure_message())
+        return None if self._flushed else _EMPTY
+
+
+class MicrophoneSource(QueuedSource):
     """A live input (microphone, or system audio via ``pulse:<monitor>``) resampled to 16 kHz.
 
-    Opens the device at its own default rate, downmixes to mono and resamples with a streaming soxr
-    resampler on the reading thread; the PortAudio callback only queues blocks. If the device fails
-    (PortAudio error, stream stopped by itself, or no data for `stall_s` seconds), read() first hands
-    out everything captured so far and then raises DeviceError. `max_seconds` ends the stream after
+    Opens the device at its own default rate and downmixes to mono in the PortAudio callback; a streaming
+    soxr resampler runs on the reading thread. The device has failed when PortAudio reports an error, the
+    stream stops by itself, or no data comes for `stall_s` seconds. `max_seconds` ends the stream after
     that much audio.
     """
 
     def __init__(self, device: InputDevice | int | str | None = None, block_s: float = 0.05,
                  stall_s: float = 4.0, max_seconds: float | None = None):
+        super().__init__(None if max_seconds is None else int(max_seconds * SAMPLE_RATE))
         self._device_arg = device
         self.block_s = block_s
         self.stall_s = stall_s
         self.max_seconds = max_seconds
-        self._limit = None if max_seconds is None else int(max_seconds * SAMPLE_RATE)
         self._spec: OpenSpec | None = None
         self._stream: sd.InputStream | None = None
-        self._blocks: queue.Queue[np.ndarray] = queue.Queue()
         self._resampler: soxr.ResampleStream | None = None
-        self._pending = _EMPTY
-        self._delivered = 0
         self._last_block_at = 0.0
         self._blocks_seen = 0
-        self._stopping = False
-        self._flushed = False
-        self._failure: str | None = None
         self._closer: threading.Thread | None = None
 
     @property
@@ -160,7 +230,7 @@ class MicrophoneSource(AudioSource):
         return self._spec.device.name if self._spec else str(self._device_arg or "default microphone")
 
     def start(self) -> None:
-        if self._resampler is not None:
+        if self._started:
             raise RuntimeError("a MicrophoneSource can be started once; make a new one")
         spec = resolve_input(self._device_arg)
         rate = spec.device.default_samplerate
@@ -182,6 +252,7 @@ class MicrophoneSource(AudioSource):
         self._spec = spec
         self._resampler = soxr.ResampleStream(rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
         self._stream = stream
+        self._started = True
 
     def _on_block(self, indata: np.ndarray, frames: int, time_info, status: sd.CallbackFlags) -> None:
         mono = indata.mean(axis=1, dtype=np.float32) if indata.shape[1] > 1 else indata[:, 0].copy()
@@ -193,51 +264,25 @@ class MicrophoneSource(AudioSource):
         if not self._stopping:
             self._failure = "the stream stopped by itself"
 
-    def _pull(self, timeout: float) -> None:
-        """Move queued device blocks through the resampler into the pending buffer."""
-        raw: list[np.ndarray] = []
-        try:
-            raw.append(self._blocks.get(timeout=timeout) if timeout > 0 else self._blocks.get_nowait())
-            while True:
-                raw.append(self._blocks.get_nowait())
-        except queue.Empty:
-            pass
-        last = self._stopping and self._failure is None and not self._flushed and self._blocks.empty()
-        if raw or last:
-            out = self._resampler.resample_chunk(np.concatenate(raw) if raw else _EMPTY, last=last)
-            self._flushed = self._flushed or last
-            if len(out):
-                self._pending = np.concatenate([self._pending, out]) if len(self._pending) else out
+    def _convert(self, block: np.ndarray) -> np.ndarray:
+        return self._resampler.resample_chunk(block)
+
+    def _flush(self) -> np.ndarray:
+        return self._resampler.resample_chunk(_EMPTY, last=True)
 
     def _check_health(self) -> None:
-        """Record a failure if the stream died or went silent (no callbacks) for stall_s seconds."""
         limit = self.stall_s if self._blocks_seen else max(self.stall_s, FIRST_BLOCK_TIMEOUT_S)
         if self._stream is not None and not self._stream.active:
             self._failure = "the stream stopped by itself"
         elif time.monotonic() - self._last_block_at > limit:
             self._failure = f"no audio arrived for {limit:g} s"
 
-    def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
-        if self._resampler is None:
-            raise RuntimeError("MicrophoneSource.read() before start()")
-        self._pull(0 if len(self._pending) or self._stopping else timeout)
-        if self._limit is not None:
-            self._pending = self._pending[:max(0, self._limit - self._delivered)]
-        if len(self._pending):
-            n = len(self._pending) if max_samples is None else min(max_samples, len(self._pending))
-            chunk, self._pending = self._pending[:n], self._pending[n:]
-            self._delivered += n
-            return chunk
-        if self._limit is not None and self._delivered >= self._limit:
-            self.stop()
-            return None
-        if self._failure is None and not self._stopping:
-            self._check_health()
-        if self._failure is not None:
-            self._close_stream(wait_s=0.0)
-            raise DeviceError(f"Audio input '{self.name}' stopped working ({self._failure}); it may have been "
-                              "unplugged or disabled. Audio captured before that is kept.")
-        return None if self._flushed else _EMPTY
+    def _failure_message(self) -> str:
+        return (f"Audio input '{self.name}' stopped working ({self._failure}); it may have been unplugged or "
+                "disabled. Audio captured before that is kept.")
+
+    def _abort(self) -> None:
+        self._close_stream(wait_s=0.0)
 
     def _close_stream(self, wait_s: float) -> None:
         """Abort and close the stream on a helper thread, waiting at most wait_s: a wedged device or
