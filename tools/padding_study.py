@@ -18,11 +18,10 @@ from pathlib import Path
 
 import jiwer
 import numpy as np
-from whisper_normalizer.english import EnglishTextNormalizer
 
 from engine.encoder.input import PAD30, Padding
+from engine.scoring.wer import corpus_wer, normalize_text
 
-_normalize = EnglishTextNormalizer()
 
 STUDY_MAX_SECONDS = 15.0  # + 5 s of padding still fits in 30 s
 
@@ -36,17 +35,9 @@ ROWS: dict[str, Padding] = {
 }
 
 
-def word_error_rate(references: list[str], hypotheses: list[str]) -> float:
-    """Corpus WER after Whisper's English normalisation (total edits / total reference words)."""
-    refs = [_normalize(r) for r in references]
-    hyps = [_normalize(h) for h in hypotheses]
-    keep = [i for i, r in enumerate(refs) if r.strip()]
-    return jiwer.wer([refs[i] for i in keep], [hyps[i] for i in keep]) if keep else 0.0
-
-
 def words_after_end(reference: str, hypothesis: str) -> int:
     """How many hypothesis words come after the last reference word (end-of-audio hallucination)."""
-    ref, hyp = _normalize(reference), _normalize(hypothesis)
+    ref, hyp = normalize_text(reference), normalize_text(hypothesis)
     if not ref.strip() or not hyp.strip():
         return 0
     chunks = jiwer.process_words(ref, hyp).alignments[0]
@@ -114,7 +105,7 @@ def run_study(loaded, clips, audios: list[np.ndarray], paddings: dict[str, Paddi
             rows[key].clips.append(ClipRun(clip.path, text, r.encode_s, r.decode_s, r.encoder_gflops, words_after_end(clip.reference, text)))
         progress(f"{i + 1}/{len(clips)} {clip.path} ({clip.duration:.1f} s) in {time.perf_counter() - t0:.1f} s")
     for row in rows.values():
-        row.wer = word_error_rate([c.reference for c in clips], [c.text for c in row.clips])
+        row.wer = corpus_wer([c.reference for c in clips], [c.text for c in row.clips])
     return list(rows.values())
 
 

@@ -193,7 +193,7 @@ class CaptionWindow(QWidget):
         dim = QColor(solid)
         dim.setAlphaF(DIM_ALPHA)
         area = self._text_rect()
-        lines = self._lines()[-self.caption_style.lines:]
+        lines = self.visible_lines()
         y = area.bottom() - metrics.lineSpacing() * len(lines) + metrics.ascent()
         space = metrics.horizontalAdvance(" ")
         for line in lines:

@@ -78,17 +78,8 @@ def choose_hush(loaded: LoadedModel, directory: Path | None = None) -> tuple[Hus
     return word, f"hush word for {loaded.name}: appending {word.seconds:g} s instead of padding to 30 s"
 
 
-def load_hush_word(loaded: LoadedModel, directory: Path | None = None) -> HushWord | None:
-    """The shipped hush word trained on exactly these weights, or None."""
-    return choose_hush(loaded, directory)[0]
-
-
 def hush_choice(loaded: LoadedModel, directory: Path | None = None) -> HushChoice:
     """The hush word's padding when there is one, else padding to 30 s; with the note to show."""
     word, note = choose_hush(loaded, directory)
     return HushChoice(word.padding if word else PAD30, note)
 
-
-def hush_padding(loaded: LoadedModel, directory: Path | None = None) -> Padding:
-    """The hush word's padding when one matches the model, else padding to 30 s."""
-    return hush_choice(loaded, directory).padding

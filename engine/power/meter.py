@@ -58,9 +58,6 @@ class EnergyUse:
     def mean_watts(self) -> float:
         return self.joules / self.seconds if self.seconds > 0 else 0.0
 
-    def joules_per_audio_minute(self, audio_seconds: float) -> float:
-        return self.joules * 60.0 / audio_seconds
-
     def label(self) -> str:
         return f"{self.source}{' (estimated)' if self.estimated else ''}, covers {self.covers}"
 

@@ -37,22 +37,6 @@ class SelftestResult:
         return self.wer <= MAX_WER
 
 
-def word_error_rate(reference: str, hypothesis: str) -> float:
-    """Word edit distance over the reference's length, after openai-whisper's English normalization (case,
-    punctuation, spelling). Computed here rather than with jiwer, whose rapidfuzz would add 12 MB to the bundle."""
-    from whisper_normalizer.english import EnglishTextNormalizer
-
-    normalize = EnglishTextNormalizer()
-    ref, hyp = normalize(reference).split(), normalize(hypothesis).split()
-    previous = list(range(len(hyp) + 1))  # edits turning ref[:0] into hyp[:j]
-    for i, word in enumerate(ref, 1):
-        current = [i]
-        for j, heard in enumerate(hyp, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (word != heard)))
-        previous = current
-    return previous[-1] / max(len(ref), 1)
-
-
 def run_selftest(sample: Path = SAMPLE, model: str = MODEL) -> SelftestResult:
     """Load the model, transcribe the sample whole and score it against SAMPLE_TEXT."""
     import mlx.core as mx
@@ -62,12 +46,13 @@ def run_selftest(sample: Path = SAMPLE, model: str = MODEL) -> SelftestResult:
     from engine.runtime.blas import loaded_blas
     from engine.stream.offline import transcribe_audio
     from engine.model.whisper_model import load_model
+    from engine.scoring.wer import wer_counts
 
     started = time.perf_counter()
     audio = load_audio(sample)
     transcriber = Transcriber(load_model(model))
     heard = " ".join(w.text for w in transcribe_audio(transcriber, audio))
-    return SelftestResult(heard, word_error_rate(SAMPLE_TEXT, heard), str(mx.default_device()), loaded_blas(),
+    return SelftestResult(heard, wer_counts(SAMPLE_TEXT, heard).wer, str(mx.default_device()), loaded_blas(),
                           time.perf_counter() - started)
 
 

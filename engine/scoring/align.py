@@ -44,5 +44,3 @@ def align(ref: list[str], hyp: list[str]) -> list[Pair]:
     return pairs[::-1]
 
 
-def edit_distance(ref: list[str], hyp: list[str]) -> int:
-    return sum(p.op != "hit" for p in align(ref, hyp))

@@ -61,3 +61,10 @@ def wer_counts(reference: str, hypothesis: str) -> WerCounts:
         return WerCounts(len(ref.split()), 0, len(ref.split()), 0)
     out = jiwer.process_words(ref, hyp)
     return WerCounts(len(ref.split()), out.substitutions, out.deletions, out.insertions)
+
+
+def corpus_wer(references: list[str], hypotheses: list[str]) -> float:
+    """Word error rate over many utterances: all their errors over all their reference words (after
+    normalization); utterances whose reference normalizes to nothing are left out."""
+    counts = [wer_counts(r, h) for r, h in zip(references, hypotheses) if normalize_text(r)]
+    return sum(counts, ZERO).wer or 0.0

@@ -209,11 +209,11 @@ def best_average(state: State, keep: int) -> tuple[np.ndarray, list[int]]:
 def validation_wer(loaded: LoadedModel, padding: Padding, examples: list[data.Example]) -> float:
     """Word error rate against the references, decoding each clip with the given padding."""
     from engine.stream.round import Transcriber
-    from tools.padding_study import word_error_rate
+    from engine.scoring.wer import corpus_wer
 
     transcriber = Transcriber(loaded, padding=padding, word_timestamps=False)
     hyps = [" ".join(s.text for s in transcriber.transcribe(ex.audio).segments) for ex in examples]
-    return word_error_rate([ex.clip.reference for ex in examples], hyps)
+    return corpus_wer([ex.clip.reference for ex in examples], hyps)
 
 
 def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, log=print, out_dir: Path = HUSH_DIR) -> Path:
