@@ -28,8 +28,9 @@ class Executor:
     def _run(self) -> None:
         import mlx.core as mx
 
-        device = mx.gpu if self.device == "gpu" and mx.metal.is_available() else mx.cpu
-        stream = mx.new_stream(device)
+        from engine.runtime.mlx_thread import mlx_device
+
+        stream = mx.new_stream(mlx_device(self.device))
         while True:
             job = self._jobs.get()
             if job is _STOP:

@@ -80,7 +80,9 @@ class PipelinedProcessor(OnlineProcessor):
     def _decode_rest(self, steps: Generator) -> DecodeResult:
         import mlx.core as mx
 
-        with mx.stream(mx.gpu if self.cpu_device == "gpu" and mx.metal.is_available() else mx.cpu):
+        from engine.runtime.mlx_thread import mlx_device
+
+        with mx.stream(mlx_device(self.cpu_device)):
             return run_steps(steps)
 
     def finish(self) -> list[Word]:
