@@ -1,0 +1,1 @@
+"""The decoder: beam search, beam pruning, verification, the per-round decoder sessions."""
