@@ -4,13 +4,20 @@ Same interface and math as engine.fast_decoder.DecoderSession (mlx_whisper's Tex
 with the per-op overhead of MLX's CPU backend gone: weights are converted once per model (fused
 self-attention QKV, all layers' audio keys/values as one matrix); the audio's keys/values are
 projected once per round in one matmul, keys pre-scaled; the self-attention cache is preallocated
-and grown by doubling; GELU is the exact erf form (scipy).
+and grown by doubling; GELU is the exact erf form (scipy). numpy's BLAS runs single-threaded: the
+decoder's matmuls are small, and OpenBLAS's spinning worker threads made them 10-200x slower whenever
+another thread (the encoder's executor, another process) held the second core; one thread also
+reads the vocabulary projection about as fast.
 
 The session also records the alignment heads' cross-attention logits (model.alignment_heads) of
 every forwarded position, so word times come from the decoding itself (AttentionTrace).
 """
 from __future__ import annotations
 
+import ctypes
+import functools
+import glob
+import os
 import weakref
 from dataclasses import dataclass
 
@@ -18,6 +25,19 @@ import numpy as np
 from scipy.special import erf
 
 _WEIGHTS: dict[int, NumpyDecoderWeights] = {}  # by id(model); an entry goes when its model does
+
+
+@functools.cache
+def single_threaded_blas() -> bool:
+    """Set numpy's bundled OpenBLAS to one thread (numpy's BLAS only, not MLX's); False where not found."""
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "libscipy_openblas*.so*")
+    for path in glob.glob(libs):
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+            if hasattr(lib, name):
+                getattr(lib, name)(1)
+                return True
+    return False
 
 
 def _np(a) -> np.ndarray:
@@ -47,7 +67,8 @@ class _Block:
 class NumpyDecoderWeights:
     """A model's decoder weights as float32 numpy, laid out for x @ W."""
 
-    embedding: np.ndarray  # (n_vocab, d): the lookup, and (transposed) the vocabulary projection
+    vocab: np.ndarray  # (d, n_vocab) contiguous, the token embedding transposed: the vocabulary projection
+    # reads it about twice as fast as the (n_vocab, d) layout; a lookup gathers its columns
     positions: np.ndarray
     blocks: list[_Block]
     ln: tuple[np.ndarray, np.ndarray]
@@ -81,7 +102,7 @@ class NumpyDecoderWeights:
             ))
             audio_w += [t(c.key), t(c.value)]
             audio_b += [np.zeros(c.value.bias.shape, np.float32), _np(c.value.bias)]
-        return cls(_np(dec.token_embedding.weight), _np(dec.positional_embedding), blocks, ln(dec.ln),
+        return cls(_np(dec.token_embedding.weight).T.copy(), _np(dec.positional_embedding), blocks, ln(dec.ln),
                    np.concatenate(audio_w, axis=1), np.concatenate(audio_b), model.dims.n_text_head,
                    np.array(model.alignment_heads.tolist(), dtype=np.int64).reshape(-1, 2))
 
@@ -152,8 +173,9 @@ class NumpyDecoderSession:
     def __init__(self, model, features, weights: NumpyDecoderWeights | None = None, audio_frames: int | None = None):
         if features.shape[0] != 1:
             raise ValueError("a decoder session decodes one audio buffer (features batch must be 1)")
+        single_threaded_blas()
         self.w = weights or NumpyDecoderWeights.from_model(model)
-        d = self.w.embedding.shape[1]
+        d = self.w.vocab.shape[0]
         self.n_head, self.dh = self.w.n_head, d // self.w.n_head
         self.scale = np.float32(self.dh**-0.5)
         audio = np.asarray(features[0], dtype=np.float32)
@@ -191,7 +213,7 @@ class NumpyDecoderSession:
         b, n = tokens.shape
         offset = self.length
         self._reserve(b, offset + n)
-        x = self.w.embedding[tokens] + self.w.positions[offset : offset + n]
+        x = self.w.vocab[:, tokens].transpose(1, 2, 0) + self.w.positions[offset : offset + n]
         qk_heads = []
         for e, block in enumerate(self.w.blocks):
             x = self._block(e, block, x, offset, qk_heads)
@@ -199,7 +221,7 @@ class NumpyDecoderSession:
         self.trace.add(offset, np.concatenate(qk_heads, axis=2))
         if positions is not None:
             x = x[:, positions]
-        return _layer_norm(x, self.w.ln) @ self.w.embedding.T
+        return _layer_norm(x, self.w.ln) @ self.w.vocab
 
     def _block(self, e: int, blk: _Block, x: np.ndarray, offset: int, qk_heads: list) -> np.ndarray:
         b, n, d = x.shape
