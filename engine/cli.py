@@ -178,6 +178,7 @@ def cmd_doctor(_args) -> int:
 # Subcommands with their own parser: module main(argv), and a line of help.
 DELEGATED = {
     "encoder-bench": ("engine.encoder_bench", "encoder time per block and in all, reference vs fast path"),
+    "decoder-bench": ("engine.decoder_bench", "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2"),
     "padding-study": ("engine.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
 }
 # Modules that add their own subcommands through register(subparsers).
