@@ -157,8 +157,8 @@ class AttentionTrace:
 
     def logits(self, path: np.ndarray, positions: list[int]) -> np.ndarray | None:
         """(heads, len(positions), frames) for the hypothesis with this path; None if one is missing."""
-        ends = np.cumsum([c.shape[1] for c in self.calls])
-        if not positions or max(positions) >= (ends[-1] if len(ends) else 0) or len(path) < len(self.calls):
+        ends = np.cumsum([c.shape[1] for c in self.calls[: len(path)]])
+        if not positions or not len(ends) or max(positions) >= ends[-1]:
             return None
         out = []
         for p in positions:
