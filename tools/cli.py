@@ -6,6 +6,7 @@ import importlib
 # Tools with an argument parser of their own: module (with main(argv)) and a line of help.
 OWN_PARSER = {
     "encoder-bench": ("tools.encoder_bench", "encoder time per block and in all, reference vs fast path"),
+    "decoder-bench": ("tools.decoder_bench", "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2"),
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
 }
 

@@ -1,8 +1,8 @@
 """Beam search on MLX with openai-whisper's BeamSearchDecoder semantics, beam pruning, and one-pass
 verification of re-read text.
 
-All hypotheses live in one DecoderSession: the self-attention cache has one row per hypothesis and
-is reordered (mx.take) after each step; the audio's cross-attention keys/values are batch 1 and
+All hypotheses live in one decoder session (numpy on the CPU, MLX on the GPU: engine.decoder.session):
+the self-attention cache has one row per hypothesis and is reordered after each step; the audio's cross-attention keys/values are batch 1 and
 shared, so they never need reordering. The prompt is prefilled once at batch 1 and the first step
 fans it out to the full beam, which gives the same candidates as openai-whisper's beam_size
 identical copies.
@@ -31,6 +31,8 @@ hypothesis that drops the newest word); capping the length at the previous round
 second + 5 (XYZ) would have cut 2 of 1067 steps.
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
+The result also carries each sampled token's probability and, from the numpy session, the alignment
+heads' cross-attention of the winning hypothesis, for word times without a second decoder pass.
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
 from engine.decoder.beam_pruning import Pruner, skip_tokens
+from engine.decoder.session import make_session
 from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from engine.decoder.mlx_session import DecoderSession
 from engine.decoder.token_rules import TokenRules
@@ -85,34 +88,46 @@ class _BeamDecoder:
         self.session, self.rules, self.options, self.eot = session, rules, options, eot
         self.sample_begin = len(start)
         self.beams, self.sums = [start], [0.0]
+        self.lps: list[list[float]] = [[]]  # per live hypothesis, its sampled tokens' log-probabilities
         self.finished: dict[tuple[int, ...], float] = {}
+        self.trace = getattr(session, "trace", None)  # the numpy session's cross-attention record
+        self.ends: dict[tuple[int, ...], tuple[list[float], np.ndarray | None]] = {}
         self.widths: list[int] = []
         self.done = False
 
     def narrow_step(self, token: int, logprob: float) -> list[int]:
         """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
         self.widths.append(1)
-        total = self.sums[0] + logprob
+        total, lps = self.sums[0] + logprob, self.lps[0] + [logprob]
         if token == self.eot:
-            self.finished[(*self.beams[0], token)] = total
-            self.beams, self.sums, self.done = [], [], True
+            self._finish((*self.beams[0], token), total, lps, 0)
+            self.beams, self.sums, self.lps, self.done = [], [], [], True
             return []
-        self.beams, self.sums = [self.beams[0] + [token]], [total]
+        self.beams, self.sums, self.lps = [self.beams[0] + [token]], [total], [lps]
         return [0]
+
+    def _finish(self, sequence: tuple[int, ...], total: float, lps: list[float], row: int | None) -> None:
+        """Record a finished sequence with its tokens' log-probabilities and, when its last token went
+        through the session (row), its attention history."""
+        self.finished[sequence] = total
+        self.ends[sequence] = (lps, self.trace.path(row) if self.trace is not None and row is not None else None)
 
     def full_step(self, logprobs: np.ndarray) -> list[int]:
         beam_size = self.options.beam_size
         max_finished = round(beam_size * self.options.patience)
-        self.beams, self.sums, parents, newly = extend_beams(self.beams, self.sums, logprobs, beam_size, self.eot)
+        beams, sums, lps = self.beams, self.sums, self.lps
+        self.beams, self.sums, parents, newly = extend_beams(beams, sums, logprobs, beam_size, self.eot)
+        self.lps = [lps[p] + [total - sums[p]] for p, total in zip(parents, self.sums)]
         self.widths.append(len(self.beams))
         for sequence in sorted(newly, key=newly.get, reverse=True)[: max(0, max_finished - len(self.finished))]:
-            self.finished[sequence] = newly[sequence]
+            j = beams.index(list(sequence[:-1]))
+            self._finish(sequence, newly[sequence], lps[j] + [newly[sequence] - sums[j]], j)
         self.done = len(self.finished) >= max_finished
         return parents
 
     def collapse(self, parents: list[int]) -> list[int]:
         """Back to beam 1: keep the best live hypothesis."""
-        self.beams, self.sums = self.beams[:1], self.sums[:1]
+        self.beams, self.sums, self.lps = self.beams[:1], self.sums[:1], self.lps[:1]
         return parents[:1]
 
     def result(self, no_speech: float) -> DecodeResult:
@@ -120,13 +135,18 @@ class _BeamDecoder:
         for j in np.argsort(self.sums)[::-1]:
             if len(self.finished) >= self.options.beam_size:
                 break
-            self.finished[(*self.beams[j], self.eot)] = self.sums[j]
+            self._finish((*self.beams[j], self.eot), self.sums[j], self.lps[j], None)  # last token not forwarded
         candidates = list(self.finished.items())
         scores = [
             length_normalized(s, len(seq) - self.sample_begin - 1, self.options.length_penalty) for seq, s in candidates
         ]
         best, best_sum = candidates[int(np.argmax(scores))]
-        return DecodeResult(list(best[self.sample_begin : -1]), best_sum, no_speech, self.widths)
+        tokens, (lps, path) = list(best[self.sample_begin : -1]), self.ends[best]
+        attention = None  # the queries that predicted each token and EOT
+        if path is not None:
+            attention = self.trace.logits(path, list(range(self.sample_begin - 1, self.sample_begin + len(tokens))))
+        probs = [float(np.exp(lp)) for lp in lps[: len(tokens)]]
+        return DecodeResult(tokens, best_sum, no_speech, self.widths, probs, attention)
 
 
 def decode_beam(
@@ -169,10 +189,11 @@ def iter_decode_beam(
     audio_steps caps timestamps at the real audio's length in 20 ms steps (default: the features')."""
     start = initial_tokens(tokenizer, prompt, model.dims.n_text_ctx, options.with_timestamps) + list(prefix)
     rules = make_rules(model, tokenizer, len(start), options, audio_steps or features.shape[1])
-    session = DecoderSession(model, features)
-    logits = session.forward(mx.array([start]), positions=[start.index(tokenizer.sot), len(start) - 1])
+    audio_steps = audio_steps or features.shape[1]
+    session = make_session(model, features, options.decoder, min(audio_steps, features.shape[1]))
+    logits = session.forward(np.array([start]), positions=[start.index(tokenizer.sot), len(start) - 1])
     no_speech = no_speech_probability(logits, tokenizer, 0)
-    rows = np.array(logits[:, -1].astype(mx.float32))
+    rows = np.asarray(logits[:, -1], dtype=np.float32)
     yield
 
     pruner = None
@@ -201,8 +222,8 @@ def iter_decode_beam(
         if decoder.done or len(decoder.widths) == limit:
             break
         session.reorder(parents)
-        logits = session.forward(mx.array([[sequence[-1]] for sequence in decoder.beams]))
-        rows = np.array(logits[:, -1].astype(mx.float32))
+        logits = session.forward(np.array([[sequence[-1]] for sequence in decoder.beams]))
+        rows = np.asarray(logits[:, -1], dtype=np.float32)
         yield
     return decoder.result(no_speech)
 
@@ -212,7 +233,7 @@ def _verify(decoder: _BeamDecoder, pruner: Pruner, draft: list[int], rows: np.nd
     Returns the logits after the last accepted token (the cache is cut back to it)."""
     session = decoder.session
     kept = session.length
-    logits = np.array(session.forward(mx.array([draft]))[0].astype(mx.float32))
+    logits = np.asarray(session.forward(np.array([draft]))[0], dtype=np.float32)
     accepted = 0
     for k, expected in enumerate(draft):
         row = rows if k == 0 else logits[k - 1 : k]

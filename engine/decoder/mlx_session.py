@@ -54,6 +54,7 @@ class DecoderSession:
     def forward(self, tokens: mx.array, positions: list[int] | None = None) -> mx.array:
         """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), lazily; only at
         `positions` (of the n) when given, which spares the vocabulary projection of the others."""
+        tokens = mx.array(tokens)
         n = tokens.shape[1]
         offset = self.length
         dec = self.decoder

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import mlx.core as mx
 import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
@@ -28,6 +27,7 @@ class DecodeOptions:
     beam_pruning: bool = False  # beam 1 while re-reading the previous round (engine.decoder.beam_pruning)
     pruning_rematch: bool = True  # after a fallback, return to beam 1 once the text re-matches
     verify_reference: bool = False  # accept re-read text in one teacher-forced pass (engine.decoder.beam_search)
+    decoder: str | None = None  # "numpy" or "mlx" session; None: by device (engine.decoder.session)
 
 
 @dataclass
@@ -38,6 +38,8 @@ class DecodeResult:
     sum_logprob: float
     no_speech_prob: float
     beam_widths: list[int] = field(default_factory=list)
+    token_probs: list[float] = field(default_factory=list)  # each sampled token's probability
+    attention: np.ndarray | None = None  # alignment heads' cross-attention logits (engine.word_timing)
 
     @property
     def avg_logprob(self) -> float:
@@ -66,8 +68,8 @@ def make_rules(model, tokenizer: Tokenizer, sample_begin: int, options: DecodeOp
     )
 
 
-def no_speech_probability(logits: mx.array, tokenizer: Tokenizer, sot_index: int) -> float:
+def no_speech_probability(logits, tokenizer: Tokenizer, sot_index: int) -> float:
     if tokenizer.no_speech is None:
         return 0.0
-    row = np.array(logits[0, sot_index].astype(mx.float32))
+    row = np.asarray(logits[0, sot_index], dtype=np.float32)
     return float(np.exp(log_softmax(row)[tokenizer.no_speech]))

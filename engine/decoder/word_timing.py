@@ -52,7 +52,8 @@ def dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features: mx.array, num_frames: int,
                    medfilt_width: int = 7) -> list[WordTiming]:
-    """Word timings (seconds from the buffer's start) for text_tokens against encoded features."""
+    """Word timings (seconds from the buffer's start) for text_tokens against encoded features, by a
+    second decoder pass over the text."""
     if not text_tokens:
         return []
     tokens = mx.array([[*tokenizer.sot_sequence, tokenizer.no_timestamps, *text_tokens, tokenizer.eot]])
@@ -60,10 +61,30 @@ def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features
     sampled = logits[0][len(tokenizer.sot_sequence) : -2, : tokenizer.eot]
     probs = mx.softmax(sampled, axis=-1, precise=True)
     token_probs = np.array(mx.take_along_axis(probs, mx.array(text_tokens)[:, None], axis=1).squeeze(1))
-    weights = mx.stack([cross_qk[layer][0, head] for layer, head in model.alignment_heads.tolist()])
-    weights = mx.softmax(weights[:, :, : num_frames // 2], axis=-1, precise=True).astype(mx.float32)
+    qk = np.array(mx.stack([cross_qk[layer][0, head] for layer, head in model.alignment_heads.tolist()]))
+    return words_from_attention(tokenizer, text_tokens, qk, token_probs, num_frames, len(tokenizer.sot_sequence),
+                                medfilt_width)
+
+
+def decoded_alignment(tokenizer: Tokenizer, tokens: list[int], token_probs: list[float], attention: np.ndarray,
+                      num_frames: int, medfilt_width: int = 7) -> list[WordTiming]:
+    """Word timings from the decoding's own attention: `attention` (heads, len(tokens) + 1, frames) holds
+    the queries that predicted each sampled token and EOT (engine.decoder.beam_search); timestamps are skipped."""
+    text = [k for k, t in enumerate(tokens) if t < tokenizer.eot]
+    if not text:
+        return []
+    rows = text + [text[-1] + 1]  # each text token's query, then the one after the last text token
+    return words_from_attention(tokenizer, [tokens[k] for k in text], attention[:, rows],
+                                np.array([token_probs[k] for k in text]), num_frames, 0, medfilt_width)
+
+
+def words_from_attention(tokenizer: Tokenizer, text_tokens: list[int], qk: np.ndarray, token_probs: np.ndarray,
+                         num_frames: int, first: int, medfilt_width: int = 7) -> list[WordTiming]:
+    """DTW over cross-attention logits qk (heads, rows, frames), whose rows first … first + n hold the
+    queries that predict the n text tokens and EOT; words and their mean token probabilities."""
+    weights = mx.softmax(mx.array(qk[:, :, : num_frames // 2]), axis=-1, precise=True).astype(mx.float32)
     weights = (weights - weights.mean(axis=-2, keepdims=True)) / mx.sqrt(weights.var(axis=-2, keepdims=True))
-    matrix = median_filter(np.array(weights), medfilt_width).mean(axis=0)[len(tokenizer.sot_sequence) : -1]
+    matrix = median_filter(np.array(weights), medfilt_width).mean(axis=0)[first : first + len(text_tokens) + 1]
     text_indices, time_indices = dtw(-matrix)
 
     words, word_tokens = tokenizer.split_to_word_tokens(text_tokens + [tokenizer.eot])
@@ -77,10 +98,14 @@ def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features
     return [WordTiming(*fields) for fields in zip(words, word_tokens, starts, ends, probabilities)]
 
 
-def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, features: mx.array, num_frames: int) -> None:
-    """Fill each segment dict's "words" (and refine its start/end), as openai-whisper's transcribe does."""
+def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, features: mx.array, num_frames: int,
+                        alignment: list[WordTiming] | None = None) -> None:
+    """Fill each segment dict's "words" (and refine its start/end), as openai-whisper's transcribe does;
+    from `alignment` when the decoding gave one, else by a second decoder pass."""
     per_segment = [[t for t in s["tokens"] if t < tokenizer.eot] for s in segments]
-    alignment = find_alignment(model, tokenizer, list(itertools.chain.from_iterable(per_segment)), features, num_frames)
+    if alignment is None:
+        text_tokens = list(itertools.chain.from_iterable(per_segment))
+        alignment = find_alignment(model, tokenizer, text_tokens, features, num_frames)
     durations = np.array([t.end - t.start for t in alignment])
     durations = durations[durations.nonzero()]
     median = min(0.7, float(np.median(durations))) if len(durations) else 0.0

@@ -1,4 +1,4 @@
-"""Load a fast BLAS into the process before MLX's CPU backend binds its bundled one.
+"""BLAS: load a fast one into the process before MLX's CPU backend binds its bundled one; thread counts.
 
 The mlx-cpu wheel bundles a reference BLAS (about 4 GFLOP/s here). Loading OpenBLAS
 globally first makes MLX's CPU matmuls resolve to it (about 20x faster).
@@ -6,6 +6,7 @@ globally first makes MLX's CPU matmuls resolve to it (about 20x faster).
 from __future__ import annotations
 
 import ctypes
+import functools
 import glob
 import os
 import sys
@@ -73,3 +74,18 @@ def set_blas_threads(n: int) -> bool:
 def blas_threads() -> int | None:
     """OpenBLAS's current thread count, or None when it is not the BLAS in use."""
     return int(ctypes.CDLL(_loaded).openblas_get_num_threads()) if _loaded else None
+
+
+@functools.cache
+def single_threaded_numpy_blas() -> bool:
+    """Set numpy's bundled OpenBLAS to one thread (numpy's BLAS only, not MLX's); False where not found."""
+    import numpy as np
+
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "libscipy_openblas*.so*")
+    for path in glob.glob(libs):
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+            if hasattr(lib, name):
+                getattr(lib, name)(1)
+                return True
+    return False

@@ -16,7 +16,7 @@ from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult
 from engine.encoder.fast_encoder import fast_encode
 from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from engine.model.whisper_model import LoadedModel
-from engine.decoder.word_timing import add_word_timestamps
+from engine.decoder.word_timing import add_word_timestamps, decoded_alignment
 from engine.session.words import Word
 from engine.audio.files import SAMPLE_RATE
 
@@ -171,17 +171,23 @@ class Transcriber:
         duration = encoded.n_samples / SAMPLE_RATE
         segments = [] if silent else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
         if segments and self.word_timestamps:
-            self.add_words(segments, encoded.features, encoded.n_samples)
+            self.add_words(segments, encoded.features, encoded.n_samples, result)
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
             frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
         )
 
-    def add_words(self, segments: list[Segment], features: mx.array, n_samples: int) -> None:
-        """Fill each segment's words by DTW over cross-attention, reusing the encoded features."""
+    def add_words(self, segments: list[Segment], features: mx.array, n_samples: int,
+                  result: DecodeResult | None = None) -> None:
+        """Fill each segment's words by DTW over cross-attention: the decoding's own when the result
+        carries it, else a second decoder pass over the encoded features."""
         dicts = [dict(start=s.start, end=s.end, tokens=s.tokens) for s in segments]
-        add_word_timestamps(dicts, self.model, self.tokenizer, features, n_samples // HOP_LENGTH)
+        frames = n_samples // HOP_LENGTH
+        alignment = None
+        if result is not None and result.attention is not None:
+            alignment = decoded_alignment(self.tokenizer, result.tokens, result.token_probs, result.attention, frames)
+        add_word_timestamps(dicts, self.model, self.tokenizer, features, frames, alignment)
         for seg, d in zip(segments, dicts):
             seg.start, seg.end = d["start"], d["end"]
             seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d["words"]]

@@ -12,6 +12,7 @@ from engine.decoder.beam_search import decode_beam, extend_beams, length_normali
 from engine.encoder.input import Padding
 from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from engine.decoder.mlx_session import DecoderSession
+from engine.decoder.numpy_session import NumpyDecoderSession
 from testdata import DATA
 from tolerance import assert_close
 
@@ -219,8 +220,8 @@ def test_pruning_rereads_the_previous_round_at_beam_one(transcriber, two_rounds)
 def test_one_pass_verification_gives_the_same_tokens_in_fewer_passes(transcriber, two_rounds, options, monkeypatch):
     reference, features = two_rounds
     passes = []
-    forward = DecoderSession.forward
-    monkeypatch.setattr(DecoderSession, "forward", lambda self, tokens, **kw: passes.append(tokens.shape) or forward(self, tokens, **kw))
+    forward = NumpyDecoderSession.forward  # the CPU's session (engine.decoder.session)
+    monkeypatch.setattr(NumpyDecoderSession, "forward", lambda self, tokens, **kw: passes.append(tokens.shape) or forward(self, tokens, **kw))
     stepwise = decode_beam(transcriber.model, transcriber.tokenizer, features, [], options, reference=reference)
     stepwise_passes = len(passes)
     passes.clear()
