@@ -96,6 +96,11 @@ def cmd_stream(args) -> int:
         raise WhisperFlowError(f"--duration must be a positive number of seconds (got {args.duration:g})")
     config = _config_from(args)
     check_output_path(args.jsonl, [args.audio])
+    if args.audio is not None:
+        from engine.audio.files import file_warnings
+
+        for warning in file_warnings(args.audio):
+            print(f"warning: {warning}", file=sys.stderr)
     loaded = load_model(config.model)
     processor, notices = build_processor(loaded, config)
     for notice in notices:

@@ -29,6 +29,11 @@ def cmd_transcribe(args) -> int:
 
     check_setting("beam_size", args.beam, "--beam")
     check_output_path(args.jsonl, [args.file])
+    from engine.audio.files import file_warnings
+    import sys
+
+    for warning in file_warnings(args.file):
+        print(f"warning: {warning}", file=sys.stderr)
     audio = load_audio(args.file)
     loaded = load_model(args.model)
     transcriber = Transcriber(loaded, language=args.language, decode=DecodeOptions(beam_size=args.beam))

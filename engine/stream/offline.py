@@ -34,7 +34,7 @@ def _sample(transcriber: Transcriber, encoded: Encoded, prompt: list[int], tempe
     from mlx_whisper.decoding import DecodingOptions, decode
 
     fp16 = transcriber.loaded.dtype == mx.float16
-    options = DecodingOptions(language=transcriber.language if transcriber.loaded.multilingual else None,
+    options = DecodingOptions(language=transcriber.language or "en",
                               temperature=temperature, prompt=prompt or None, fp16=fp16,
                               sample_len=transcriber.decode_options.max_tokens)
     out = decode(transcriber.model, encoded.features[0], options)
@@ -72,11 +72,13 @@ def transcribe_audio(
         single_end = len(tokens) >= 1 and tokens[-1] >= ts_begin and (len(tokens) < 2 or tokens[-2] < ts_begin)
         pairs = [i for i in range(1, len(tokens)) if tokens[i] >= ts_begin and tokens[i - 1] >= ts_begin]
         advance = len(window)
-        if pairs and not single_end:  # keep the complete segments; the next window starts after them
+        if pairs and not single_end and not (result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR):  # keep the complete segments; the next window starts after them
             last = pairs[-1]
             result = DecodeResult(tokens[:last], result.sum_logprob, result.no_speech_prob, result.beam_widths)
             advance = int(round((tokens[last - 1] - ts_begin) * TIME_PRECISION * SAMPLE_RATE))
-        segments = transcriber.assemble(encoded, result, 0.0).segments
+        silent = result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR
+        # as openai-whisper: a silent window is skipped; otherwise the best decoding is kept, fallback or not
+        segments = [] if silent else transcriber.assemble(encoded, result, 0.0, check=False).segments
         kept = [w for s in segments for w in s.words if w.text.strip()]
         if pairs and not single_end and kept and kept[-1].end > 0:
             advance = int(round(kept[-1].end * SAMPLE_RATE))  # as openai-whisper with word timestamps

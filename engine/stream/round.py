@@ -181,16 +181,16 @@ class Transcriber:
             encoded, result = self.padded_round(encoded, prompt_tokens, reference)
         return self.assemble(encoded, result, time.perf_counter() - t)
 
-    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:
-        """Segments and word timestamps from a decoded round."""
+    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float, check: bool = True) -> RoundResult:
+        """Segments and word timestamps from a decoded round; check: drop a silent or runaway round's words."""
         t = time.perf_counter()
         duration = encoded.n_samples / SAMPLE_RATE
-        segments = [] if self.hallucinated(result) else split_segments(
+        segments = [] if check and self.hallucinated(result) else split_segments(
             result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
         if segments and self.word_timestamps:
             self.add_words(segments, encoded.features, encoded.n_samples)
             clamp_to(segments, duration)
-            if result.no_speech_prob > NO_SPEECH_PROB:
+            if check and result.no_speech_prob > NO_SPEECH_PROB:
                 probs = [w.probability for seg in segments for w in seg.words]
                 if not probs or sum(probs) / len(probs) < WORD_PROB_FLOOR:
                     segments = []
