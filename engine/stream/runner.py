@@ -68,8 +68,8 @@ def run_stream(
                     got = source.read(min_samples, timeout=1.0)
                     ended = got is None
                     chunk = np.zeros(0, np.float32) if got is None else got
-            except DeviceError as exc:
-                failure, chunk, ended = exc, np.zeros(0, np.float32), True
+            except DeviceError as exc:  # what arrived before the failure is still transcribed
+                failure, chunk, ended = exc, getattr(exc, "partial", np.zeros(0, np.float32)), True
             if len(chunk):
                 consumed += len(chunk)
                 processor.insert_audio_chunk(chunk)
@@ -105,13 +105,21 @@ def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Even
     parts: list[np.ndarray] = []
     have = 0
     while have < min_samples and not stop.is_set():
-        got = source.read(None, timeout=0.05)
+        try:
+            got = source.read(None, timeout=0.05)
+        except DeviceError as exc:
+            exc.partial = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+            raise
         if got is None:
             return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), True
         if len(got):
             parts.append(got)
             have += len(got)
-    extra = source.read(None, timeout=0.0)  # whatever else is already there
+    try:
+        extra = source.read(None, timeout=0.0)  # whatever else is already there
+    except DeviceError as exc:
+        exc.partial = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+        raise
     if extra is not None and len(extra):
         parts.append(extra)
     return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), False
