@@ -45,13 +45,14 @@ def _sample(transcriber: Transcriber, encoded: Encoded, prompt: list[int], tempe
     return DecodeResult(tokens, out.avg_logprob * (len(tokens) + 1), out.no_speech_prob)
 
 
-def decode_with_fallback(transcriber: Transcriber, encoded: Encoded, prompt: list[int]) -> DecodeResult:
-    result = transcriber.decode(encoded.features, prompt, None, encoded.audio_steps)
+def decode_with_fallback(transcriber: Transcriber, encoded: Encoded, prompt: list[int], with_temperature: bool = False):
+    """The window's decoding, retried at rising temperatures while it fails (and the temperature used)."""
+    result, used = transcriber.decode(encoded.features, prompt, None, encoded.audio_steps), 0.0
     for temperature in TEMPERATURES:
         if not _failed(transcriber, result):
             break
-        result = _sample(transcriber, encoded, prompt, temperature)
-    return result
+        result, used = _sample(transcriber, encoded, prompt, temperature), temperature
+    return (result, used) if with_temperature else result
 
 
 def transcribe_audio(
@@ -59,15 +60,17 @@ def transcribe_audio(
 ) -> list[Word]:
     """Words of the whole audio on its own clock, each window prompted with the text before it."""
     words: list[Word] = []
+    prompt_from = 0
     seek = 0
     ts_begin = transcriber.tokenizer.timestamp_begin
     duration = len(audio) / SAMPLE_RATE
     while seek < len(audio) - SAMPLE_RATE // 10:
         window = audio[seek : seek + WINDOW]
         offset = seek / SAMPLE_RATE
-        prompt = " ".join(w.text.strip() for w in words[-60:])
+        # as openai-whisper (condition_on_previous_text): the text since the last reset, its last 223 tokens
+        prompt = " ".join(w.text.strip() for w in words[prompt_from:][-400:])
         encoded = transcriber.encode(window)
-        result = decode_with_fallback(transcriber, encoded, transcriber.prompt_tokens(prompt[-200:]))
+        result, temperature = decode_with_fallback(transcriber, encoded, transcriber.prompt_tokens(prompt), True)
         tokens = result.tokens
         single_end = len(tokens) >= 1 and tokens[-1] >= ts_begin and (len(tokens) < 2 or tokens[-2] < ts_begin)
         pairs = [i for i in range(1, len(tokens)) if tokens[i] >= ts_begin and tokens[i - 1] >= ts_begin]
@@ -88,6 +91,8 @@ def transcribe_audio(
             start, end = min(w.start + offset, duration), min(w.end + offset, duration)
             words.append(Word(w.text.strip(), start, max(start, end), w.probability))
         seek += advance
+        if temperature > 0.5:  # a window that needed a hot retry does not prompt the next one
+            prompt_from = len(words)
         if progress:
             progress(min(1.0, seek / len(audio)))
     return words
