@@ -37,14 +37,18 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
 
 
-def _config_from(args):
-    from engine.stream.config import StreamConfig
+FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
+               "policy": "--policy"}
 
-    return StreamConfig(
+
+def _config_from(args):
+    from engine.stream.config import StreamConfig, validate_stream_config
+
+    return validate_stream_config(StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
         hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
         pipeline=args.pipeline,
-    )
+    ), FLAG_LABELS)
 
 
 def open_jsonl(path: str | None):
@@ -78,7 +82,9 @@ class _CaptionPrinter:
 
 
 def cmd_stream(args) -> int:
-    from engine.session.events import JsonlWriter, done_record, word_record
+    from cli.output import JsonlOutput, check_output_path
+    from engine.errors import DeviceError
+    from engine.session.events import done_record, word_record
     from engine.audio.sources import FileSource, MicrophoneSource, PacedFileSource
     from engine.stream.config import build_processor
     from engine.stream.runner import run_stream
@@ -86,7 +92,15 @@ def cmd_stream(args) -> int:
 
     if (args.audio is None) == (args.device is None):
         raise WhisperFlowError("give an audio file or --device NAME (one of them)")
+    if args.duration is not None and not 0 < args.duration < float("inf"):
+        raise WhisperFlowError(f"--duration must be a positive number of seconds (got {args.duration:g})")
     config = _config_from(args)
+    check_output_path(args.jsonl, [args.audio])
+    if args.audio is not None:
+        from engine.audio.files import file_warnings
+
+        for warning in file_warnings(args.audio):
+            print(f"warning: {warning}", file=sys.stderr)
     loaded = load_model(config.model)
     processor, notices = build_processor(loaded, config)
     for notice in notices:
@@ -100,22 +114,31 @@ def cmd_stream(args) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     captions = _CaptionPrinter(sys.stdout if args.jsonl != "-" else sys.stderr)
-    with open_jsonl(args.jsonl) as out:
-        writer = JsonlWriter(out) if out else None
+    with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
 
         def on_update(update) -> None:
-            captions(update)
-            if writer:
+            if writer:  # on disk (fsync'd) before it is shown: a kill loses no word that was shown
                 for w in update.confirmed:
                     writer.write(word_record(w))
+                if update.confirmed:
+                    writer.sync()
+            captions(update)
 
+        failure = None
         try:
             done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s, on_update=on_update,
                               on_started=lambda: print(f"listening: {source.name}", file=sys.stderr, flush=True),
                               stop=stop, notices=notices)
+        except DeviceError as exc:  # the tail was confirmed as on a clean stop; the summary is still written
+            failure, done = exc, getattr(exc, "done", None)
+            if done is None:
+                raise
         finally:
             captions.close()
         if writer:
             writer.write(done_record(done))
+    if failure is not None:
+        print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
+        raise failure
     print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
     return 0

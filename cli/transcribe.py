@@ -1,7 +1,9 @@
 """`whisperflow transcribe`: offline whole-file transcription with word timestamps."""
 from __future__ import annotations
 
-from cli.stream import open_jsonl
+from contextlib import nullcontext
+
+from cli.output import JsonlOutput, check_output_path
 from engine.model.store import DEFAULT_MODEL
 
 
@@ -19,17 +21,25 @@ def cmd_transcribe(args) -> int:
     from engine.stream.round import Transcriber
     from engine.audio.files import SAMPLE_RATE, load_audio
     from engine.decoder.options import DecodeOptions
-    from engine.session.events import JsonlWriter, WordEvent, word_record
+    from engine.session.events import WordEvent, word_record
     from engine.stream.offline import transcribe_audio
     from engine.model.whisper_model import load_model
 
+    from engine.stream.config import check_setting
+
+    check_setting("beam_size", args.beam, "--beam")
+    check_output_path(args.jsonl, [args.file])
+    from engine.audio.files import file_warnings
+    import sys
+
+    for warning in file_warnings(args.file):
+        print(f"warning: {warning}", file=sys.stderr)
     audio = load_audio(args.file)
     loaded = load_model(args.model)
     transcriber = Transcriber(loaded, language=args.language, decode=DecodeOptions(beam_size=args.beam))
     words = transcribe_audio(transcriber, audio)
-    with open_jsonl(args.jsonl) as out:
-        if out:
-            writer = JsonlWriter(out)
+    with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
+        if writer:
             audio_s = len(audio) / SAMPLE_RATE
             for w in words:
                 writer.write(word_record(WordEvent(w.text, w.start, w.end, audio_s, w.probability)))

@@ -19,3 +19,7 @@ class DeviceError(WhisperFlowError):
 
 class DiskFullError(WhisperFlowError):
     """There is no space left to write."""
+
+
+class SettingsError(WhisperFlowError):
+    """An option or setting is outside the range WhisperFlow accepts."""

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import sounddevice as sd
+import soundfile as sf
 import soxr
 
-from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.audio.files import _BLOCK_FRAMES, SAMPLE_RATE, check_audio_path, decode_error
 from engine.audio.devices import InputDevice, OpenSpec, pulse_source_env, resolve_input
-from engine.errors import DeviceError
+from engine.errors import AudioError, DeviceError
 
 _EMPTY = np.zeros(0, np.float32)
 FIRST_BLOCK_TIMEOUT_S = 10.0  # devices may take seconds to wake (Bluetooth, idle sound servers)
@@ -58,12 +59,18 @@ class AudioSource(ABC):
 
 
 class FileSource(AudioSource):
-    """A whole decoded file, handed out as fast as it is read."""
+    """A file decoded from disk block by block as it is read (never whole in memory), handed out at once."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        self._audio: np.ndarray | None = None
-        self._pos = 0
+        self._file: sf.SoundFile | None = None
+        self._resampler: soxr.ResampleStream | None = None
+        self._pending = _EMPTY
+        self._pos = 0  # samples handed out
+        self._frames = 0  # the file's length at its own rate (from its header)
+        self._rate = SAMPLE_RATE
+        self._started = False
+        self._eof = True
 
     @property
     def name(self) -> str:
@@ -71,39 +78,83 @@ class FileSource(AudioSource):
 
     @property
     def duration_s(self) -> float:
-        """Length of the decoded audio (after start())."""
-        return 0.0 if self._audio is None else len(self._audio) / SAMPLE_RATE
+        """Length of the audio (after start(); from the header)."""
+        return self._frames / self._rate if self._started else 0.0
 
     def start(self) -> None:
-        self._audio = load_audio(self.path)
-        self._pos = 0
+        self.stop()
+        check_audio_path(self.path)
+        try:
+            f = sf.SoundFile(self.path)
+        except Exception as e:
+            raise decode_error(self.path, e) from e
+        if f.frames == 0 or f.samplerate <= 0:
+            f.close()
+            raise AudioError(f"{self.path.name} contains no audio.")
+        self._file, self._frames, self._rate = f, f.frames, f.samplerate
+        self._resampler = None if f.samplerate == SAMPLE_RATE else soxr.ResampleStream(
+            f.samplerate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        self._pending, self._pos, self._eof, self._started = _EMPTY, 0, False, True
 
-    def _available(self, timeout: float) -> int:
-        """Index one past the last sample that may be handed out now."""
-        return len(self._audio)
+    def _decode_until(self, n: int) -> None:
+        """Decode blocks until n samples are pending or the file has ended."""
+        parts = [self._pending] if len(self._pending) else []
+        have = len(self._pending)
+        try:
+            while have < n and not self._eof:
+                block = self._file.read(_BLOCK_FRAMES, dtype="float32", always_2d=True)
+                last = len(block) < _BLOCK_FRAMES
+                mono = block.mean(axis=1, dtype=np.float32) if block.shape[1] > 1 else block[:, 0]
+                out = mono if self._resampler is None else self._resampler.resample_chunk(mono)
+                if last and self._resampler is not None:
+                    out = np.concatenate([out, self._resampler.resample_chunk(_EMPTY, last=True)])
+                if len(out):
+                    if not np.all(np.isfinite(out)):
+                        raise AudioError(f"Cannot decode {self.path.name}: it holds invalid samples (damaged).")
+                    parts.append(np.asarray(out, np.float32))
+                    have += len(out)
+                if last:
+                    self._close_file()
+        except Exception as e:
+            self._close_file()
+            raise decode_error(self.path, e) from e
+        self._pending = np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else _EMPTY)
+
+    def _close_file(self) -> None:
+        self._eof = True
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _available(self, timeout: float) -> int | None:
+        """Index one past the last sample that may be handed out now (None: all of them)."""
+        return None
 
     def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
-        if self._audio is None:
+        if not self._started:
             raise RuntimeError(f"{type(self).__name__}.read() before start()")
-        if self._pos >= len(self._audio):
-            return None
         end = self._available(timeout)
+        want = None if end is None else max(0, end - self._pos)
         if max_samples is not None:
-            end = min(end, self._pos + max_samples)
-        chunk = self._audio[self._pos:end]
-        self._pos = max(self._pos, end)
+            want = max_samples if want is None else min(want, max_samples)
+        self._decode_until(1 << 62 if want is None else max(want, 1))
+        if not len(self._pending) and self._eof:
+            return None
+        n = len(self._pending) if want is None else min(want, len(self._pending))
+        chunk, self._pending = self._pending[:n], self._pending[n:]
+        self._pos += n
         return chunk
 
     def stop(self) -> None:
-        if self._audio is not None:
-            self._pos = len(self._audio)
+        self._close_file()
+        self._pending = _EMPTY
 
 
 class PacedFileSource(FileSource):
-    """A decoded file released at wall-clock pace (times `speed`) from start(), like a live input."""
+    """A file released at wall-clock pace (times `speed`) from start(), like a live input."""
 
     def __init__(self, path: str | os.PathLike, speed: float = 1.0):
-        if speed <= 0:
+        if not speed > 0:
             raise ValueError(f"speed must be positive, got {speed}")
         super().__init__(path)
         self.speed = speed
@@ -114,7 +165,7 @@ class PacedFileSource(FileSource):
         self._t0 = time.monotonic()
 
     def _played(self) -> int:
-        return min(len(self._audio), int((time.monotonic() - self._t0) * SAMPLE_RATE * self.speed))
+        return int((time.monotonic() - self._t0) * SAMPLE_RATE * self.speed)
 
     def _available(self, timeout: float) -> int:
         played = self._played()

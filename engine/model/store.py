@@ -81,9 +81,23 @@ def _target_dtype() -> str:
 
 
 def models_root() -> Path:
-    root = cache_dir() / "models"
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root = cache_dir() / "models"
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        root = Path(exc.filename) if exc.filename else Path("the cache folder")
+        raise _cache_error(root, exc) from exc
     return root
+
+
+def _cache_error(folder: Path, exc: OSError, needed_bytes: int | None = None) -> ModelError:
+    """A person-readable error for a model cache folder that cannot be written."""
+    need = f"; preparing the model needs about {needed_bytes / 1e6:.0f} MB there" if needed_bytes else ""
+    if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+        return DiskFullError(f"no space left in the model cache {folder}{need}; free some disk space")
+    reason = exc.strerror or str(exc)
+    return ModelError(f"cannot write the model cache {folder} ({reason}){need}. Make it writable, or set "
+                      "WHISPERFLOW_CACHE_DIR to a writable folder")
 
 
 def model_dir(name: str, dtype: str | None = None) -> Path:
@@ -103,10 +117,15 @@ def verify_model_dir(path: Path) -> None:
     manifest_path = path / "manifest.json"
     try:
         manifest = json.loads(manifest_path.read_text())
-        json.loads((path / "config.json").read_text())
+        config = json.loads((path / "config.json").read_text())
     except (OSError, ValueError) as exc:
         raise ModelError(f"model at {path} is incomplete ({exc})") from exc
-    weights = path / manifest.get("weights", "weights.safetensors")
+    if not isinstance(manifest, dict) or not isinstance(config, dict):
+        raise ModelError(f"model at {path} is corrupt (its manifest or config is not a JSON object)")
+    name = manifest.get("weights", "weights.safetensors")
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ModelError(f"model at {path} is corrupt (its manifest names no valid weights file)")
+    weights = path / name
     if not weights.exists():
         raise ModelError(f"model at {path} has no weights file")
     if manifest.get("format") != FORMAT_VERSION:
@@ -121,7 +140,18 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
     import numpy as np
 
     target = mx.float16 if dtype == "float16" else mx.float32
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
+    needed = sum(int(np.prod(np.shape(v))) for v in weights.values()) * (2 if dtype == "float16" else 4) + (1 << 20)
+    try:
+        free = shutil.disk_usage(dest.parent).free
+    except OSError:
+        free = None
+    if free is not None and free < needed:
+        raise DiskFullError(f"not enough space in the model cache {dest.parent} to prepare the model: it needs about "
+                            f"{needed / 1e6:.0f} MB, {free / 1e6:.0f} MB are free; free some disk space")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
+    except OSError as exc:
+        raise _cache_error(dest.parent, exc, needed) from exc
     try:
         arrays = {k: mx.array(np.ascontiguousarray(v)).astype(target) for k, v in weights.items()}
         mx.save_safetensors(str(tmp / "weights.safetensors"), arrays)
@@ -139,9 +169,11 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
         tmp.rename(dest)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        if exc.errno == errno.ENOSPC:
-            raise DiskFullError(f"no space left in {dest.parent} to prepare the model; free some disk space") from exc
-        raise
+        raise _cache_error(dest.parent, exc, needed) from exc
+    except RuntimeError as exc:  # MLX: "[write] Unable to write ..." (a full disk, a removed drive)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise DiskFullError(f"could not write the model into the model cache {dest.parent} ({exc}); it needs about "
+                            f"{needed / 1e6:.0f} MB free there; free some disk space") from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -224,6 +256,9 @@ def prepare_model(name: str = DEFAULT_MODEL, progress: Progress | None = None, d
             return dest
         except ModelError:
             shutil.rmtree(dest, ignore_errors=True)  # rebuilt below, never used as is
+            if dest.exists():
+                raise ModelError(f"the prepared model at {dest} is damaged and cannot be removed (the cache folder "
+                                 "is read-only?); delete it, or set WHISPERFLOW_CACHE_DIR to a writable folder")
     if name in PACKAGED:
         _convert_packaged(PACKAGED[name], dest, dtype, progress)
     else:

@@ -47,6 +47,7 @@ class DoneEvent:
     reduced_beam_fraction: float
     cpu_s: float
     notices: list[str] = field(default_factory=list)
+    error: str | None = None  # why the stream ended early (an unplugged device); None for a clean end
     type: str = "done"
 
 
@@ -62,6 +63,8 @@ def word_record(event: WordEvent) -> dict:
 def done_record(event: DoneEvent) -> dict:
     d = _rounded(asdict(event))
     d.pop("type")
+    if d.get("error") is None:
+        d.pop("error", None)
     return {"type": "done", **d}
 
 

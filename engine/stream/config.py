@@ -1,8 +1,10 @@
 """Stream configuration, policies, and building the processor a configuration describes."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, fields, replace
 
+from engine.errors import SettingsError
 from engine.stream.round import Transcriber
 from engine.runtime.blas import set_blas_threads
 from engine.decoder.options import DecodeOptions
@@ -58,6 +60,63 @@ class StreamConfig:
             raise ValueError(f"unknown policy {self.policy!r}; choose one of: {', '.join(POLICIES)}")
         defaults = POLICIES[self.policy]
         return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+
+
+# The ranges every option and setting must be in (inclusive): one place for the CLI and the app's settings.
+# Values: (low, high, unit). A min chunk below 0.1 s makes rounds of almost no audio; above 10 s captions lag.
+LIMITS: dict[str, tuple[float, float, str]] = {
+    "min_chunk_s": (0.1, 10.0, " s"),
+    "buffer_trimming_s": (2.0, 25.0, " s"),
+    "beam_size": (1, 16, ""),
+    "blas_threads": (0, 64, ""),
+    "handoff_tokens": (0, 224, ""),
+}
+INTEGER_SETTINGS = ("beam_size", "blas_threads", "handoff_tokens")
+
+
+def check_setting(key: str, value, label: str | None = None) -> None:
+    """Raise SettingsError naming the allowed range unless value is a valid `key` (None: the policy decides)."""
+    if value is None or key not in LIMITS:
+        return
+    low, high, unit = LIMITS[key]
+    label = label or key
+    integer = key in INTEGER_SETTINGS
+    kind = "a whole number" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not float(value).is_integer()):
+        raise SettingsError(f"{label} must be {kind} from {low:g} to {high:g}{unit} (got {value!r})")
+    if not math.isfinite(value) or not low <= value <= high:
+        raise SettingsError(f"{label} must be from {low:g} to {high:g}{unit} (got {value:g})")
+
+
+def validate_stream_config(config: "StreamConfig", labels: dict[str, str] | None = None) -> "StreamConfig":
+    """Check every field of config against LIMITS, the policy, model and language; raise SettingsError.
+
+    labels maps field names to what the person typed (e.g. ``{"min_chunk_s": "--min-chunk"}``);
+    the app's settings loader can call this with its own keys. Returns config unchanged.
+    """
+    labels = labels or {}
+    for f in fields(config):
+        check_setting(f.name, getattr(config, f.name), labels.get(f.name))
+    if config.policy not in POLICIES:
+        raise SettingsError(f"{labels.get('policy', 'policy')} must be one of: {', '.join(POLICIES)} "
+                            f"(got {config.policy!r})")
+    from engine.model.store import PACKAGED, is_known
+
+    if not isinstance(config.model, str) or not is_known(config.model):
+        raise SettingsError(f"{labels.get('model', 'model')} must be one of: {', '.join(PACKAGED)}, "
+                            f"mlx-community/whisper-* (got {config.model!r})")
+    if config.language is not None:
+        from mlx_whisper.tokenizer import LANGUAGES, TO_LANGUAGE_CODE
+
+        code = str(config.language).lower()
+        if code not in LANGUAGES and code not in TO_LANGUAGE_CODE:
+            raise SettingsError(f"{labels.get('language', 'language')} must be a language Whisper knows, "
+                                f"e.g. en, de, fr (got {config.language!r})")
+    for key in ("hush", "beam_pruning", "verify", "pipeline"):
+        value = getattr(config, key)
+        if value is not None and not isinstance(value, bool):
+            raise SettingsError(f"{labels.get(key, key)} must be true or false (got {value!r})")
+    return config
 
 
 def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:

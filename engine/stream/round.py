@@ -21,6 +21,17 @@ from engine.session.words import Word
 from engine.audio.files import SAMPLE_RATE
 
 MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
+# Every round (padded or not) is checked before its words can be confirmed, as openai-whisper checks a window:
+NO_SPEECH_PROB = 0.6  # above this, the round is silence unless the text is confident:
+LOGPROB_FLOOR = -1.0  #   average token log-probability at least this, and
+WORD_PROB_FLOOR = 0.5  #   mean word probability at least this (tiny.en's "you" on silence: 0.1-0.4)
+COMPRESSION_RATIO = 2.4  # above this the text repeats itself: a runaway round, never confirmed
+DIGITAL_SILENCE = 1e-4  # peak below this (-80 dBFS): nothing to hear, the model is not asked
+
+
+def is_word(text: str) -> bool:
+    """A word has a letter or digit; a lone "." or "-" from noise is not one."""
+    return any(c.isalnum() for c in text)
 
 
 @dataclass
@@ -162,21 +173,35 @@ class Transcriber:
 
     def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
         """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
+        if not len(audio) or float(np.max(np.abs(audio))) < DIGITAL_SILENCE:
+            return RoundResult([], [], 1.0, 0.0, 0.0, 0.0, 0, 0.0, [])
         return Round(self, audio).encode().run(self.prompt_tokens(prompt), reference)
 
-    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float) -> RoundResult:
-        """Segments and word timestamps from a decoded round."""
+    def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float, check: bool = True) -> RoundResult:
+        """Segments and word timestamps from a decoded round; check: drop a silent or runaway round's words."""
         t = time.perf_counter()
-        silent = result.no_speech_prob > 0.6 and result.avg_logprob < -1.0
         duration = encoded.n_samples / SAMPLE_RATE
-        segments = [] if silent else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
+        segments = [] if check and self.hallucinated(result) else split_segments(
+            result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
         if segments and self.word_timestamps:
             self.add_words(segments, encoded.features, encoded.n_samples, result)
+            clamp_to(segments, duration)
+            if check and result.no_speech_prob > NO_SPEECH_PROB:
+                probs = [w.probability for seg in segments for w in seg.words]
+                if not probs or sum(probs) / len(probs) < WORD_PROB_FLOOR:
+                    segments = []
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
             frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
         )
+
+    def hallucinated(self, result: DecodeResult) -> bool:
+        """Silence (likely no speech and no confident text) or a runaway (text that repeats itself)."""
+        if result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR:
+            return True
+        text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
+        return bool(text.strip()) and compression_ratio(text) > COMPRESSION_RATIO
 
     def add_words(self, segments: list[Segment], features: mx.array, n_samples: int,
                   result: DecodeResult | None = None) -> None:
@@ -190,7 +215,19 @@ class Transcriber:
         add_word_timestamps(dicts, self.model, self.tokenizer, features, frames, alignment)
         for seg, d in zip(segments, dicts):
             seg.start, seg.end = d["start"], d["end"]
-            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"])) for w in d["words"]]
+            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"]))
+                         for w in d["words"] if is_word(w["word"])]
+
+
+
+def clamp_to(segments: list[Segment], duration: float) -> None:
+    """Keep every time within the audio: 0 ≤ start ≤ end ≤ duration."""
+    def clamp(x: float) -> float:
+        return min(max(x, 0.0), duration)
+
+    for seg in segments:
+        seg.start, seg.end = clamp(seg.start), clamp(max(seg.end, seg.start))
+        seg.words = [Word(w.text, clamp(w.start), clamp(max(w.end, w.start)), w.probability) for w in seg.words]
 
 
 class Round:

@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from engine.errors import DeviceError
 from engine.session.events import DoneEvent, StreamUpdate, WordEvent
 from engine.audio.sources import AudioSource
 from engine.audio.files import SAMPLE_RATE
@@ -35,8 +36,8 @@ def run_stream(
 ) -> DoneEvent:
     """Stream source through processor until the source ends or stop is set; return the totals.
 
-    Errors from the source (e.g. an unplugged device) propagate after what was confirmed
-    has been reported through on_update.
+    A DeviceError from the source (e.g. an unplugged device) ends the stream as a clean stop does (the
+    tail is confirmed by finish() and reported), then propagates with the totals as its ``done``.
     """
     stop = stop or threading.Event()
     min_samples = int(min_chunk_s * SAMPLE_RATE)
@@ -56,15 +57,19 @@ def run_stream(
     wall0 = time.perf_counter()
     if on_started:
         on_started()
+    failure: DeviceError | None = None
     try:
         ended = False
         while not ended and not stop.is_set():
-            if pace == "realtime":
-                chunk, ended = _gather_realtime(source, min_samples, stop)
-            else:
-                got = source.read(min_samples, timeout=1.0)
-                ended = got is None
-                chunk = np.zeros(0, np.float32) if got is None else got
+            try:
+                if pace == "realtime":
+                    chunk, ended = _gather_realtime(source, min_samples, stop)
+                else:
+                    got = source.read(min_samples, timeout=1.0)
+                    ended = got is None
+                    chunk = np.zeros(0, np.float32) if got is None else got
+            except DeviceError as exc:  # what arrived before the failure is still transcribed
+                failure, chunk, ended = exc, getattr(exc, "partial", np.zeros(0, np.float32)), True
             if len(chunk):
                 consumed += len(chunk)
                 processor.insert_audio_chunk(chunk)
@@ -75,7 +80,7 @@ def run_stream(
     finally:
         source.stop()
     stats = processor.stats
-    return DoneEvent(
+    done = DoneEvent(
         audio_s=consumed / SAMPLE_RATE,
         wall_s=time.perf_counter() - wall0,
         rounds=stats.rounds,
@@ -87,7 +92,12 @@ def run_stream(
         reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
         cpu_s=time.process_time() - cpu0,
         notices=list(notices or []),
+        error=str(failure) if failure else None,
     )
+    if failure is not None:
+        failure.done = done
+        raise failure
+    return done
 
 
 def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Event) -> tuple[np.ndarray, bool]:
@@ -95,13 +105,21 @@ def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Even
     parts: list[np.ndarray] = []
     have = 0
     while have < min_samples and not stop.is_set():
-        got = source.read(None, timeout=0.05)
+        try:
+            got = source.read(None, timeout=0.05)
+        except DeviceError as exc:
+            exc.partial = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+            raise
         if got is None:
             return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), True
         if len(got):
             parts.append(got)
             have += len(got)
-    extra = source.read(None, timeout=0.0)  # whatever else is already there
+    try:
+        extra = source.read(None, timeout=0.0)  # whatever else is already there
+    except DeviceError as exc:
+        exc.partial = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+        raise
     if extra is not None and len(extra):
         parts.append(extra)
     return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), False
