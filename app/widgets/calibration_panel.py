@@ -9,13 +9,11 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, Q
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.errors import WhisperFlowError
-from engine.model.store import prepare_model
+from engine.runtime.mlx_thread import own_stream
 from engine.stream.profiles import CalibrationRow, Profile, load_profile
 from engine.stream.profiler import calibrate, candidate_allocations
-from engine.model.whisper_model import load_model_dir
 
-from engine.runtime.mlx_thread import own_stream
-from app.workers.model_worker import ModelCache
+from app.workers.model_worker import ModelCache, load_cached
 from app.workers.threads import start_on_thread
 
 
@@ -39,12 +37,10 @@ class CalibrationWorker(QObject):
     @Slot()
     def run(self) -> None:
         try:
+            if self.cache.get(self.model) is None:
+                self.progress.emit(0.0, f"Preparing {self.model}…")
+            loaded = load_cached(self.model, self.cache)
             with own_stream():
-                loaded = self.cache.get(self.model)
-                if loaded is None:
-                    self.progress.emit(0.0, f"Preparing {self.model}…")
-                    loaded = load_model_dir(prepare_model(self.model), self.model)
-                    self.cache.put(loaded)
                 profile = calibrate(loaded, progress=self._progress, cancel=self._cancel)
             if profile is None:
                 self.failed.emit("Calibration cancelled; the previous profile is kept.")
@@ -78,7 +74,8 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
 class CalibrationPanel(QWidget):
     """Shows the current profile and runs calibration. `model_name` is read when calibration starts."""
 
-    calibrated = Signal(object)
+    calibrated = Signal(object)  # Profile; emitted once the run has ended (running() is False)
+    stopped = Signal()  # a run ended: calibrated, cancelled or failed
 
     def __init__(self, cache: ModelCache, model_name, parent: QWidget | None = None):
         super().__init__(parent)
@@ -113,6 +110,7 @@ class CalibrationPanel(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self._worker: CalibrationWorker | None = None
         self._thread = None
+        self._result: Profile | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -169,15 +167,19 @@ class CalibrationPanel(QWidget):
         self.table.setVisible(bool(profile.rows))
 
     def _on_result(self, profile: Profile) -> None:
-        self.refresh()
-        self.status.setText(f"Done: the fastest allocation is saved ({profile.allocation.label()}).")
-        self.calibrated.emit(profile)
+        self._result = profile  # announced in _on_finished, once running() is False
 
     def _on_finished(self) -> None:
         self._worker = None
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
+        profile, self._result = self._result, None
+        if profile is not None:
+            self.refresh()
+            self.status.setText(f"Done: the fastest setting is saved ({profile.allocation.label()}).")
+            self.calibrated.emit(profile)
+        self.stopped.emit()
 
     def shutdown(self) -> None:
         """Cancel a running calibration and wait for it to end (the window is closing)."""

@@ -3,6 +3,7 @@ export, past sessions, and the caption window and tray icon it drives."""
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
@@ -33,6 +34,17 @@ from app.windows.tray import TrayIcon
 EXPORT_FILTERS = {f"{FORMAT_NAMES[f]} (*.{f})": f for f in FORMATS}
 STAGES = {"converting": "Converting", "writing": "Writing", "downloading": "Downloading", "loading": "Loading",
           "ready": "Ready"}
+
+
+def export_stem(meta: SessionMeta | None) -> str:
+    """A file name a person recognises: the app and the session's local start time."""
+    if meta is None or not meta.started_at:
+        return "WhisperFlow transcript"
+    try:
+        started = datetime.fromisoformat(meta.started_at.replace("Z", "+00:00"))
+    except ValueError:
+        return "WhisperFlow transcript"
+    return f"WhisperFlow {started:%Y-%m-%d %H.%M}"
 
 
 class MainWindow(QMainWindow):
@@ -133,17 +145,36 @@ class MainWindow(QMainWindow):
         self.show_captions_action.toggled.connect(self.set_captions_shown)
         self._action(captions_menu, "&Find in transcript", self._focus_search, QKeySequence.Find)
         tools = bar.addMenu("&Tools")
-        self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
+        self.settings_action = self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
         self._action(tools, "Setup &wizard…", self.wizard_requested.emit)
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About WhisperFlow", self.open_about)
 
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(shortcut)
         if slot is not None:
-            action.triggered.connect(slot)
+            # triggered(bool checked) would land in the slot's first argument (e.g. open_settings' tab): drop it
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
         menu.addAction(action)
         return action
+
+    def menu_actions(self) -> dict[str, QAction]:
+        """Every menu action by its path ("Tools/Settings…"), without the & markers."""
+        found = {}
+        for top in self.menuBar().actions():
+            for action in top.menu().actions():
+                if not action.isSeparator():
+                    found[f"{top.text()}/{action.text()}".replace("&", "")] = action
+        return found
+
+    def open_about(self):
+        from app.windows.about_dialog import AboutDialog
+
+        dialog = AboutDialog(self.settings.model, self)
+        dialog.open()
+        return dialog
 
     def _restore_geometry(self) -> None:
         geometry = self.settings.main_geometry
@@ -279,18 +310,33 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return None
         self.statusBar().showMessage(f"Exported {len(transcript.words)} words to {written}", 15000)
+        self.settings.export_dir = str(Path(written).resolve().parent)  # the next export opens here
+        self.settings_changed.emit()
         return written
 
-    def export_dialog(self, selection: bool = False) -> None:
-        meta = self.meta
-        stem = f"WhisperFlow {meta.session_id}" if meta else "WhisperFlow transcript"
-        path, chosen = QFileDialog.getSaveFileName(self, "Export selection" if selection else "Export transcript",
-                                                   str(Path.home() / stem), ";;".join(EXPORT_FILTERS))
-        if path:
-            fmt = EXPORT_FILTERS.get(chosen, "txt")
-            if not Path(path).suffix:
-                path += "." + fmt
-            self.export_to(path, fmt, selection)
+    def suggested_export_path(self) -> Path:
+        """The last export's folder (home at first) and "WhisperFlow 2026-11-23 14.05" (the session's start)."""
+        folder = Path(self.settings.export_dir) if self.settings.export_dir else Path.home()
+        if not folder.is_dir():
+            folder = Path.home()
+        return folder / export_stem(self.meta)
+
+    def export_dialog(self, selection: bool = False) -> QFileDialog:
+        """The save dialog (window-modal, not blocking): in the last export's folder, named after the session."""
+        dialog = QFileDialog(self, "Export selection" if selection else "Export transcript",
+                             str(self.suggested_export_path().parent), ";;".join(EXPORT_FILTERS))
+        dialog.setAcceptMode(QFileDialog.AcceptSave)
+        dialog.selectFile(self.suggested_export_path().name)
+        dialog.fileSelected.connect(lambda path: self._export_chosen(path, dialog.selectedNameFilter(), selection))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def _export_chosen(self, path: str, name_filter: str, selection: bool) -> None:
+        fmt = EXPORT_FILTERS.get(name_filter, "txt")
+        if not Path(path).suffix:
+            path += "." + fmt
+        self.export_to(path, Path(path).suffix.lstrip(".") if Path(path).suffix[1:] in FORMATS else fmt, selection)
 
     def open_session(self, session_id: str) -> bool:
         """Show a saved session in the transcript (only while not captioning)."""

@@ -122,19 +122,20 @@ class SettingsDialog(QDialog):
         form.addRow("", self.language_note)
         self._update_language_state()
         self.step_spin = QDoubleSpinBox(minimum=0.3, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
-        self.step_spin.setValue(self.settings.min_chunk_s)
+        effective = self.settings.effective()  # the `flow` policy's choices unless the person changed them
+        self.step_spin.setValue(effective.min_chunk_s)
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
         form.addRow("Step length", self.step_spin)
         form.addRow("", _hint("New audio per round. Shorter steps show words sooner but use more CPU."))
         self.beam_spin = QSpinBox(minimum=1, maximum=8)
-        self.beam_spin.setValue(self.settings.beam_size)
+        self.beam_spin.setValue(effective.beam_size)
         self.beam_spin.valueChanged.connect(lambda v: self._set("beam_size", v))
         form.addRow("Beam size", self.beam_spin)
         form.addRow("", _hint("1 is greedy decoding (fastest); larger beams can be more accurate and cost more."))
         self.toggles: dict[str, QCheckBox] = {}
         for attr, (title, help_text) in TOGGLES.items():
             box = QCheckBox(title)
-            box.setChecked(getattr(self.settings, attr))
+            box.setChecked(bool(getattr(effective, attr)))
             box.toggled.connect(lambda on, a=attr: self._set(a, on))
             self.toggles[attr] = box
             form.addRow(box)

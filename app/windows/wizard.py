@@ -195,8 +195,7 @@ class CalibrationPage(QWizardPage):
         layout.addWidget(_text("<p>You can skip this: WhisperFlow then uses a safe default, and you can "
                                "calibrate later from Settings ▸ Performance.</p>"))
         self.panel.start_button.clicked.connect(self.completeChanged.emit)
-        self.panel.calibrated.connect(lambda _: self.completeChanged.emit())
-        self.panel.cancel_button.clicked.connect(self.completeChanged.emit)
+        self.panel.stopped.connect(self.completeChanged.emit)  # calibrated, cancelled or failed: Next is enabled
 
     def initializePage(self) -> None:
         self.panel.refresh()
