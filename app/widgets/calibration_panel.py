@@ -6,7 +6,7 @@ import threading
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from engine.errors import WhisperFlowError
 from engine.runtime.mlx_thread import own_stream
@@ -25,10 +25,11 @@ class CalibrationWorker(QObject):
     failed = Signal(str)
     finished = Signal()
 
-    def __init__(self, model: str, cache: ModelCache):
+    def __init__(self, model: str, cache: ModelCache, allocations=None):
         super().__init__()
         self.model = model
         self.cache = cache
+        self.allocations = allocations
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -41,7 +42,7 @@ class CalibrationWorker(QObject):
                 self.progress.emit(0.0, f"Preparing {self.model}…")
             loaded = load_cached(self.model, self.cache)
             with own_stream():
-                profile = calibrate(loaded, progress=self._progress, cancel=self._cancel)
+                profile = calibrate(loaded, allocations=self.allocations, progress=self._progress, cancel=self._cancel)
             if profile is None:
                 self.failed.emit("Calibration cancelled; the previous profile is kept.")
             else:
@@ -52,13 +53,25 @@ class CalibrationWorker(QObject):
             self.finished.emit()
 
     def _progress(self, done: int, total: int, last: CalibrationRow | None) -> None:
-        text = f"Measuring allocation {min(done + 1, total)} of {total}"
-        if last is not None:
-            text += f" (last: {last.allocation.label()})"
+        text = f"Trying speed setting {min(done + 1, total)} of {total}"
+        if last is not None and last.mean_latency_s is not None:
+            text += f" (the last one showed words {last.mean_latency_s:.1f} s after they were said)"
         self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
 
-COLUMNS = ("Allocation", "Mean latency", "p90 latency", "WER", "CPU s / audio s", "Power", "Chosen")
+COLUMNS = ("Setting", "Words appear after", "9 in 10 within", "Word errors", "CPU per second of audio", "Power",
+           "Chosen")
+
+
+def describe(allocation) -> str:
+    """A speed setting in a person's words (the technical label is in the details table)."""
+    if not allocation.pipeline:
+        how = "one step at a time"
+    else:
+        where = "the graphics chip" if allocation.decoder == "gpu" else "the processor"
+        how = f"listening and writing overlapped (writing on {where})"
+    threads = {0: "", 1: ", 1 thread"}.get(allocation.blas_threads, f", {allocation.blas_threads} threads")
+    return how + threads
 
 
 def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
@@ -67,7 +80,7 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
 
     watts = "—" if row.watts is None else f"{row.watts:.1f} W"
     chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
-    return [row.allocation.label(), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
+    return [describe(row.allocation), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
             f"{row.cpu_s_per_audio_s:.2f}", f"{watts} ({row.energy_source})", chosen]
 
 
@@ -82,12 +95,17 @@ class CalibrationPanel(QWidget):
         self.cache = cache
         self.model_name = model_name
         self.summary = QLabel(wordWrap=True)
-        self.start_button = QPushButton("Calibrate now")
+        self.start_button = QPushButton("Find the fastest setting")
         self.cancel_button = QPushButton("Cancel", enabled=False)
         self.progress = QProgressBar(textVisible=True, maximum=1000)
         self.progress.setFormat("")
         self.progress.setVisible(False)
         self.status = QLabel(wordWrap=True)
+        self.details_button = QToolButton(text="Show details", checkable=True, autoRaise=True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.RightArrow)
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_button.setVisible(False)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
@@ -104,6 +122,7 @@ class CalibrationPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
+        layout.addWidget(self.details_button, 0, Qt.AlignLeft)
         layout.addWidget(self.table, 1)
         layout.addStretch(0)  # takes the spare room while there is no table
         self.start_button.clicked.connect(self.start)
@@ -111,7 +130,13 @@ class CalibrationPanel(QWidget):
         self._worker: CalibrationWorker | None = None
         self._thread = None
         self._result: Profile | None = None
+        self.allocations = None  # None: every allocation worth measuring here (tests measure fewer)
         self.refresh()
+
+    def _toggle_details(self, shown: bool) -> None:
+        self.details_button.setText("Hide details" if shown else "Show details")
+        self.details_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.table.setVisible(shown and self.table.rowCount() > 0)
 
     def refresh(self) -> None:
         """Show the saved profile for the current model (and its table, when it has one)."""
@@ -119,13 +144,14 @@ class CalibrationPanel(QWidget):
         profile = load_profile(model)
         if profile is None:
             count = len(candidate_allocations())
-            self.summary.setText(f"{model} is not calibrated on this computer yet, so it runs without pipelining. "
-                                 f"Calibration streams a short bundled recording under {count} thread "
-                                 "allocations and keeps the fastest (a few minutes).")
+            self.summary.setText(f"WhisperFlow has not yet measured which speed setting suits {model} on this "
+                                 f"computer, so it uses a safe one. Measuring plays a short bundled recording "
+                                 f"{count} times, once per setting, and keeps the fastest (a few minutes).")
             self.table.setVisible(False)
+            self.details_button.setVisible(False)
             return
-        self.summary.setText(f"{model} runs with: {profile.allocation.label()} "
-                             f"(calibrated {profile.created[:16].replace('T', ' ')}).")
+        self.summary.setText(f"Speed setting found for this computer: <b>{describe(profile.allocation)}</b> "
+                             f"(measured {profile.created[:16].replace('T', ' ')}).")
         self.show_profile(profile)
 
     def running(self) -> bool:
@@ -134,7 +160,7 @@ class CalibrationPanel(QWidget):
     def start(self) -> None:
         if self._worker is not None:
             return
-        self._worker = CalibrationWorker(self.model_name(), self.cache)
+        self._worker = CalibrationWorker(self.model_name(), self.cache, self.allocations)
         self._worker.progress.connect(self._on_progress)
         self._worker.result.connect(self._on_result)
         self._worker.failed.connect(self.status.setText)
@@ -164,7 +190,8 @@ class CalibrationPanel(QWidget):
                 if c:
                     item.setTextAlignment(Qt.AlignCenter)
                 self.table.setItem(r, c, item)
-        self.table.setVisible(bool(profile.rows))
+        self.details_button.setVisible(bool(profile.rows))
+        self.table.setVisible(bool(profile.rows) and self.details_button.isChecked())
 
     def _on_result(self, profile: Profile) -> None:
         self._result = profile  # announced in _on_finished, once running() is False
@@ -177,7 +204,7 @@ class CalibrationPanel(QWidget):
         profile, self._result = self._result, None
         if profile is not None:
             self.refresh()
-            self.status.setText(f"Done: the fastest setting is saved ({profile.allocation.label()}).")
+            self.status.setText(f"Done: the fastest setting is saved ({describe(profile.allocation)}).")
             self.calibrated.emit(profile)
         self.stopped.emit()
 

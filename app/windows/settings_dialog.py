@@ -158,7 +158,7 @@ class SettingsDialog(QDialog):
     def _performance_tab(self, cache: ModelCache) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
-        profile = QGroupBox("Thread-allocation profile")
+        profile = QGroupBox("Speed setting for this computer")
         inner = QVBoxLayout(profile)
         self.calibration = CalibrationPanel(cache, lambda: self.settings.model)
         inner.addWidget(self.calibration)

@@ -187,13 +187,14 @@ class ModelPage(QWizardPage):
 class CalibrationPage(QWizardPage):
     def __init__(self, settings: AppSettings, cache: ModelCache):
         super().__init__()
-        self.setTitle("Calibrate for this computer")
-        self.setSubTitle("Measures which thread allocation captions fastest here, on a short bundled recording.")
+        self.setTitle("Find the fastest setting for this computer")
+        self.setSubTitle("WhisperFlow tries each way of sharing the work between the processor's cores on a short "
+                         "bundled recording and keeps the one that shows words soonest.")
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel, 1)
         layout.addWidget(_text("<p>You can skip this: WhisperFlow then uses a safe default, and you can "
-                               "calibrate later from Settings ▸ Performance.</p>"))
+                               "measure later from Settings ▸ Performance.</p>"))
         self.panel.start_button.clicked.connect(self.completeChanged.emit)
         self.panel.stopped.connect(self.completeChanged.emit)  # calibrated, cancelled or failed: Next is enabled
 
@@ -274,7 +275,12 @@ class SetupWizard(QWizard):
         self.done_page = DonePage()
         for page in (self.welcome, self.source, self.model, self.calibration, self.preview, self.done_page):
             self.addPage(page)
+        self.currentIdChanged.connect(self._page_changed)
         self.resize(680, 560)
+
+    def _page_changed(self, _id: int) -> None:
+        # on the last page there is nothing left to skip: Finish (or closing the window) ends the wizard
+        self.button(QWizard.CancelButton).setVisible(self.currentPage() is not self.done_page)
 
     def done(self, result: int) -> None:
         self.source.stop_test()
