@@ -168,10 +168,19 @@ class CaptionWindow(QWidget):
         if geometry and len(geometry) == 4:
             self.setGeometry(QRect(*geometry))
             return
-        screen = QGuiApplication.primaryScreen().availableGeometry()
-        width = min(900, int(screen.width() * 0.7))
-        self.setGeometry(screen.x() + (screen.width() - width) // 2,
-                         screen.y() + screen.height() - self.preferred_height() - 80, width, self.preferred_height())
+        self.place_default(QGuiApplication.primaryScreen())
+
+    def place_default(self, screen=None) -> None:
+        """Bottom centre of screen (default: the primary one), just above the dock or taskbar (its available
+        geometry). Only while the person has not placed the window themselves (no saved geometry)."""
+        if self.caption_style.geometry:
+            return
+        area = (screen or QGuiApplication.primaryScreen()).availableGeometry()
+        width = min(900, int(area.width() * 0.7))
+        height = self.preferred_height()
+        margin = max(12, area.height() // 40)
+        self.setGeometry(area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin,
+                         width, height)
 
     def _style_edited(self) -> None:
         self.apply_style()

@@ -218,6 +218,8 @@ class MainWindow(QMainWindow):
         self._clock.start()
         self._tick()
         if self.captions.enabled:
+            if self.screen() is not None:
+                self.captions.place_default(self.screen())  # the screen this window is on, unless moved before
             self.captions.show()
 
     def _stream_update(self, update: StreamUpdate) -> None:
