@@ -62,7 +62,7 @@ class WhisperFlowApp(QObject):
         self.save()
         self.window.source_picker.refresh(select_key=self.settings.source_id)
         self.window.captions.apply_style()
-        self.window.model_combo.setCurrentText(self.settings.model)
+        self.window.model_combo.set_name(self.settings.model)
         self.wizard.deleteLater()
         self.wizard = None
 

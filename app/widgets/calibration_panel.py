@@ -59,7 +59,7 @@ class CalibrationWorker(QObject):
         self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
 
-COLUMNS = ("Setting", "Words appear after", "9 in 10 within", "Word errors", "CPU per second of audio", "Power",
+COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power",
            "Chosen")
 
 
@@ -110,7 +110,11 @@ class CalibrationPanel(QWidget):
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)  # the setting's words wrap; every number column fits
+        self.table.setWordWrap(True)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.table.setVisible(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
@@ -190,6 +194,7 @@ class CalibrationPanel(QWidget):
                 if c:
                     item.setTextAlignment(Qt.AlignCenter)
                 self.table.setItem(r, c, item)
+        self.table.resizeRowsToContents()
         self.details_button.setVisible(bool(profile.rows))
         self.table.setVisible(bool(profile.rows) and self.details_button.isChecked())
 

@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
         form.addRow("Source", self.source_picker)
         model_row = QHBoxLayout()
         self.model_combo = model_combo(self.settings.model)
-        self.model_combo.currentTextChanged.connect(self._model_chosen)
+        self.model_combo.name_changed.connect(self._model_chosen)
         self.model_progress = QProgressBar(maximum=1000, textVisible=True)
         self.model_progress.setVisible(False)
         model_row.addWidget(self.model_combo, 1)
@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
         self.settings.model = name
         self.settings_changed.emit()
         if self.settings_dialog is not None:
-            self.settings_dialog.model_combo.setCurrentText(name)
+            self.settings_dialog.model_combo.set_name(name)
         if self.cache.get(name) is None:
             self.controller.prepare_model(name)
 
@@ -402,11 +402,9 @@ class MainWindow(QMainWindow):
 
     def _settings_edited(self) -> None:
         self.captions.apply_style()
-        if self.model_combo.currentText() != self.settings.model:
+        if self.model_combo.name() != self.settings.model:
             self.model_combo.blockSignals(True)
-            if self.model_combo.findText(self.settings.model) < 0:
-                self.model_combo.addItem(self.settings.model)
-            self.model_combo.setCurrentText(self.settings.model)
+            self.model_combo.set_name(self.settings.model)
             self.model_combo.blockSignals(False)
         self.settings_changed.emit()
 

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDialog, QDia
                                QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from engine.model.store import list_models
 
 from app.widgets.calibration_panel import CalibrationPanel
+from app.widgets.model_picker import ModelPicker
 from app.workers.model_worker import ModelCache
 from app.widgets.power_plot import PowerPlot
 from app.settings import AppSettings
@@ -37,20 +37,9 @@ def _hint(text: str) -> QLabel:
     return label
 
 
-def model_names() -> list[str]:
-    """Models that can be used here: installed packages and models already in the cache."""
-    return [m.name for m in list_models() if m.available]
-
-
-def model_combo(current: str) -> QComboBox:
-    """A model picker listing the usable models, with current (even if not installed) selected."""
-    combo = QComboBox()
-    names = model_names()
-    if current not in names:
-        names.append(current)
-    combo.addItems(names)
-    combo.setCurrentText(current)
-    return combo
+def model_combo(current: str) -> ModelPicker:
+    """The model picker (installed, installable, downloadable, and what cannot run here), current selected."""
+    return ModelPicker(current)
 
 
 class ColourButton(QPushButton):
@@ -93,7 +82,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(buttons)
-        self.resize(640, 620)
+        self.resize(780, 720)
 
     def _set(self, attr: str, value) -> None:
         setattr(self.settings, attr, value)
@@ -108,7 +97,7 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         self.model_combo = model_combo(self.settings.model)
-        self.model_combo.currentTextChanged.connect(self._model_changed)
+        self.model_combo.name_changed.connect(self._model_changed)
         form.addRow("Model", self.model_combo)
         self.language_combo = QComboBox()
         self.language_combo.addItem("Detect automatically", None)

@@ -3,7 +3,7 @@ captions, done. Every page can be left as it is; the app works the same if the w
 from __future__ import annotations
 
 from PySide6.QtCore import QThread, Qt
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget, QWizard, QWizardPage)
 
 from engine.runtime.paths import cache_dir, data_dir
@@ -14,7 +14,7 @@ from app.widgets.level_meter import LevelMeter
 from app.workers.level_probe import LevelProbe
 from app.workers.model_worker import ModelCache, ModelWorker
 from app.settings import AppSettings
-from app.windows.settings_dialog import model_names
+from app.widgets.model_picker import ModelPicker
 from app.widgets.source_picker import SourcePicker
 from app.workers.threads import start_on_thread
 
@@ -116,12 +116,7 @@ class ModelPage(QWizardPage):
         self.cache = cache
         self.setTitle("Prepare the speech model")
         self.setSubTitle("The model is converted or downloaded once and then loads in seconds.")
-        self.combo = QComboBox()
-        names = model_names()
-        if settings.model not in names:
-            names.append(settings.model)
-        self.combo.addItems(names)
-        self.combo.setCurrentText(settings.model)
+        self.combo = ModelPicker(settings.model)
         self.progress = QProgressBar(maximum=1000, textVisible=True)
         self.status = QLabel(wordWrap=True)
         form = QFormLayout(self)
@@ -130,13 +125,13 @@ class ModelPage(QWizardPage):
         form.addRow("", self.status)
         form.addRow(_text("<p><b>tiny.en</b> is fast and understands English. Larger models are more accurate "
                           "and need more computing power.</p>"))
-        self.combo.currentTextChanged.connect(self._prepare)
+        self.combo.name_changed.connect(self._prepare)
         self._busy = False
         self._ready = False
         self._thread: QThread | None = None
 
     def initializePage(self) -> None:
-        self._prepare(self.combo.currentText())
+        self._prepare(self.combo.name())
 
     def _prepare(self, name: str) -> None:
         if self._busy:
