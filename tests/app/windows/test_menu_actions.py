@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QFileDialog
 
 from app.main import WhisperFlowApp
 from app.windows.about_dialog import AboutDialog
@@ -41,8 +41,8 @@ def wf(qtbot, isolated_dirs, tiny_model):
     app.window.quit()
 
 
-def _top(cls):
-    return [w for w in QApplication.topLevelWidgets() if isinstance(w, cls) and w.isVisible()]
+def _shown(wf, cls):
+    return [w for w in wf.window.findChildren(cls) if w.isVisible()]
 
 
 def test_the_menus_have_exactly_these_actions_and_shortcuts(wf):
@@ -70,7 +70,7 @@ def test_setup_wizard_action_opens_the_wizard(qtbot, wf):
 
 def test_about_action_shows_version_model_and_licences(qtbot, wf):
     wf.window.menu_actions()["Help/About WhisperFlow"].trigger()
-    dialogs = _top(AboutDialog)
+    dialogs = _shown(wf, AboutDialog)
     assert len(dialogs) == 1
     text = dialogs[0].text.text()
     assert "WhisperFlow" in text and "tiny.en" in text and "LJ Speech" in text and "MIT" in text
@@ -79,7 +79,7 @@ def test_about_action_shows_version_model_and_licences(qtbot, wf):
 
 def test_past_sessions_action_opens_the_list(qtbot, wf):
     wf.window.menu_actions()["File/Past sessions…"].trigger()
-    dialogs = _top(SessionsDialog)
+    dialogs = _shown(wf, SessionsDialog)
     assert len(dialogs) == 1
     dialogs[0].close()
 
