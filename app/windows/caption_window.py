@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import SIGNAL, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter
 from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
@@ -55,6 +55,7 @@ class CaptionWindow(QWidget):
 
     style_changed = Signal()
     settings_requested = Signal()
+    hide_requested = Signal()  # "Hide captions" from its own menu: the main window hides them (and its menu follows)
 
     def __init__(self, caption_style: CaptionStyle, parent: QWidget | None = None, floating: bool = True):
         flags = Qt.FramelessWindowHint | Qt.WindowStaysOnTopHint | Qt.Tool if floating else Qt.Widget
@@ -228,6 +229,12 @@ class CaptionWindow(QWidget):
         if limit > 0 and self.isVisible() and time.monotonic() - self._last_speech > limit:
             self.hide()
 
+    def _hide_requested(self) -> None:
+        if self.receivers(SIGNAL("hide_requested()")) > 0:
+            self.hide_requested.emit()
+        else:
+            self.set_enabled(False)
+
     def set_enabled(self, enabled: bool) -> None:
         """Show (and keep showing on speech) or hide the captions for good."""
         self.enabled = enabled
@@ -305,7 +312,7 @@ class CaptionWindow(QWidget):
         latency.toggled.connect(lambda on: self._set("show_latency", on))
         menu.addSeparator()
         menu.addAction("Settings…", self.settings_requested.emit)
-        menu.addAction("Hide captions", lambda: self.set_enabled(False))
+        menu.addAction("Hide captions", self._hide_requested)
         return menu
 
     def _choice_menu(self, menu: QMenu, title: str, values, attr: str, label) -> None:

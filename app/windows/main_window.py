@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.captions = CaptionWindow(settings.caption)
         self.captions.style_changed.connect(self._caption_style_changed)
         self.captions.settings_requested.connect(lambda: self.open_settings("Captions"))
+        self.captions.hide_requested.connect(lambda: self.set_captions_shown(False))
         self.tray = TrayIcon(self)
         self.tray.start_stop_requested.connect(self.toggle_session)
         self.tray.captions_toggled.connect(self.set_captions_shown)

@@ -143,3 +143,43 @@ def test_quit_action_closes_the_app(qtbot, wf):
     with qtbot.waitSignal(wf.window.closed, timeout=10000):
         wf.window.menu_actions()["File/Quit"].trigger()
     assert not wf.window.isVisible()
+
+
+def _by_text(menu) -> dict:
+    return {a.text(): a for a in menu.actions() if not a.isSeparator() and a.text()}
+
+
+def test_tray_menu_actions(qtbot, wf):
+    window = wf.window
+    actions = _by_text(window.tray.menu)
+    assert set(actions) == {"Start captions", "Show caption window", "Open WhisperFlow", "Quit"}
+    actions["Show caption window"].trigger()
+    assert not window.captions.enabled and not window.show_captions_action.isChecked()
+    actions["Show caption window"].trigger()
+    assert window.captions.enabled
+    window.hide()
+    actions["Open WhisperFlow"].trigger()
+    assert window.isVisible()
+    window.source_picker.choose_file(str(CLIP))
+    actions["Start captions"].trigger()
+    qtbot.waitUntil(lambda: window.controller.state in ("running", "idle") and window.controller.state != "preparing",
+                    timeout=30000)
+    if window.controller.state == "running":
+        actions["Start captions"].trigger()  # its text is now "Stop captions"
+    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
+    with qtbot.waitSignal(window.closed, timeout=10000):
+        actions["Quit"].trigger()
+
+
+def test_caption_window_menu_actions(qtbot, wf):
+    captions = wf.window.captions
+    actions = _by_text(captions.build_menu())
+    assert {"Font size", "Lines", "Opacity", "Hide after silence", "Text colour…", "Background colour…",
+            "Show latency", "Settings…", "Hide captions"} <= set(actions)
+    actions["Show latency"].trigger()
+    assert captions.caption_style.show_latency
+    actions["Settings…"].trigger()
+    dialog = wf.window.settings_dialog
+    assert dialog.isVisible() and dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Captions"
+    actions["Hide captions"].trigger()
+    assert not captions.enabled and not wf.window.show_captions_action.isChecked()
