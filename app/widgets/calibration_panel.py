@@ -78,10 +78,10 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
     def seconds(x: float | None) -> str:
         return "—" if x is None else f"{x:.2f} s"
 
-    watts = "—" if row.watts is None else f"{row.watts:.1f} W"
+    watts = "—" if row.watts is None else f"{row.watts:.1f} W"  # where it comes from: the cell's tooltip
     chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
     return [describe(row.allocation), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
-            f"{row.cpu_s_per_audio_s:.2f}", f"{watts} ({row.energy_source})", chosen]
+            f"{row.cpu_s_per_audio_s:.2f}", watts, chosen]
 
 
 class CalibrationPanel(QWidget):
@@ -114,6 +114,7 @@ class CalibrationPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.Stretch)  # the setting's words wrap; every number column fits
         self.table.setWordWrap(True)
+        self.table.setMaximumHeight(170)  # leaves the power plot its room below
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.table.setVisible(False)
         buttons = QHBoxLayout()
@@ -193,6 +194,8 @@ class CalibrationPanel(QWidget):
                 item = QTableWidgetItem(text)
                 if c:
                     item.setTextAlignment(Qt.AlignCenter)
+                if COLUMNS[c] == "Power":
+                    item.setToolTip(row.energy_source)
                 self.table.setItem(r, c, item)
         self.table.resizeRowsToContents()
         self.details_button.setVisible(bool(profile.rows))

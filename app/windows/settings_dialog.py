@@ -155,7 +155,7 @@ class SettingsDialog(QDialog):
         inner = QVBoxLayout(power)
         self.power_plot = PowerPlot()
         inner.addWidget(self.power_plot)
-        layout.addWidget(profile, 1)
+        layout.addWidget(profile, 0)
         layout.addWidget(power, 1)
         return page
 
