@@ -1,5 +1,6 @@
-"""The thread-allocation profile: the saved choice, and "Calibrate now" running the profiler with
-progress, cancel and its result table (shared by the settings pane and the first-run wizard)."""
+"""The thread-allocation profile in a person's words: the saved speed setting, and "Find the fastest setting"
+running the profiler with progress, cancel and its result table behind "Show details" (shared by the settings pane
+and the first-run wizard)."""
 from __future__ import annotations
 
 import threading
