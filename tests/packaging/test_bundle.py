@@ -38,6 +38,8 @@ BUNDLE_COMMANDS = {"stream", "transcribe", "models", "devices", "doctor", "calib
 DEV_COMMANDS = {"bench", "encoder-bench", "padding-study"}  # tools/: in the source tree only
 OPT_IN = "WHISPERFLOW_BUNDLE_TESTS"
 BUILD_TIMEOUT_S = 1800
+# The first bundle test also pays for the session fixture's build (pytest-timeout counts fixture setup).
+pytestmark = pytest.mark.timeout(BUILD_TIMEOUT_S + 600)
 
 
 def _load_make_icon():
