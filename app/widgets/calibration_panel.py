@@ -115,7 +115,7 @@ class CalibrationPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.Stretch)  # the setting's words wrap; every number column fits
         self.table.setWordWrap(True)
-        self.table.setMaximumHeight(170)  # leaves the power plot its room below
+        self.table.setMaximumHeight(120)  # leaves the power plot its room below
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.table.setVisible(False)
         buttons = QHBoxLayout()

@@ -63,7 +63,7 @@ class PowerPlot(QWidget):
         self.cpu: deque[float] = deque(maxlen=HISTORY)
         pg.setConfigOptions(antialias=True)
         self.plot = pg.GraphicsLayoutWidget()
-        self.plot.setMinimumHeight(300)
+        self.plot.setMinimumHeight(260)
         self.power_axes = self.plot.addPlot(row=0, col=0)
         self.cpu_axes = self.plot.addPlot(row=1, col=0)
         for axes, title in ((self.power_axes, "Power draw (W)"), (self.cpu_axes, "CPU load, all cores (%)")):

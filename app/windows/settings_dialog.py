@@ -82,7 +82,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(buttons)
-        self.resize(780, 720)
+        self.resize(780, 760)
 
     def _set(self, attr: str, value) -> None:
         setattr(self.settings, attr, value)
