@@ -7,6 +7,7 @@ import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
+from engine.errors import WhisperFlowError
 from engine.model.whisper_model import LoadedModel
 
 from app.widgets.app_icon import app_icon
@@ -37,7 +38,7 @@ class WhisperFlowApp(QObject):
         self._save_timer.stop()
         try:
             save_settings(self.settings)
-        except OSError as exc:
+        except WhisperFlowError as exc:
             self.window.show_error(f"Settings could not be saved: {exc}")
 
     def start(self) -> RecoveryDialog | None:
@@ -61,7 +62,7 @@ class WhisperFlowApp(QObject):
         self.save()
         self.window.source_picker.refresh(select_key=self.settings.source_id)
         self.window.captions.apply_style()
-        self.window.model_combo.setCurrentText(self.settings.model)
+        self.window.model_combo.set_name(self.settings.model)
         self.wizard.deleteLater()
         self.wizard = None
 

@@ -1,17 +1,24 @@
-"""The app's settings: one JSON file in the user config dir, read at start and written on every change."""
+"""The app's settings: one JSON file in the user config dir, read at start and written on every change.
+
+How a stream is transcribed comes from the engine's `flow` policy (engine.stream.config.POLICIES["flow"]);
+a stream setting here is None until the person changes it ("the policy decides"), and settings.json keeps
+only what differs from the defaults, so a later change of the policy reaches everyone who never overrode it.
+"""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
+from engine.runtime.safe_write import write_file_atomic
 from engine.stream.config import StreamConfig
 
 SETTINGS_FILE = "settings.json"
+APP_POLICY = "flow"
+# The stream settings a person can override; None = what the `flow` policy (or StreamConfig) decides.
+STREAM_FIELDS = ("language", "min_chunk_s", "beam_size", "hush", "beam_pruning", "pipeline")
 
 
 @dataclass
@@ -30,24 +37,29 @@ class CaptionStyle:
 
 @dataclass
 class AppSettings:
-    """Everything the app remembers between runs."""
+    """Everything the app remembers between runs. Stream settings are overrides of the `flow` policy."""
 
     model: str = DEFAULT_MODEL
     language: str | None = None
-    min_chunk_s: float = 1.0
-    beam_size: int = 5  # the `flow` policy's choices: every technique that helps
-    hush: bool = True
-    beam_pruning: bool = True
-    pipeline: bool = True  # used once calibration saved a profile for the model; serial until then
+    min_chunk_s: float | None = None
+    beam_size: int | None = None
+    hush: bool | None = None
+    beam_pruning: bool | None = None
+    pipeline: bool | None = None  # used once calibration saved a profile for the model; serial until then
     source_id: str | None = None  # str(InputDevice.id); None = the default microphone
     caption: CaptionStyle = field(default_factory=CaptionStyle)
     main_geometry: list[int] | None = None
+    export_dir: str | None = None  # the folder of the last export
     first_run_done: bool = False
 
     def stream_config(self) -> StreamConfig:
-        return StreamConfig(model=self.model, policy="flow", language=self.language,
-                            min_chunk_s=self.min_chunk_s, hush=self.hush, beam_size=self.beam_size,
-                            beam_pruning=self.beam_pruning, pipeline=self.pipeline)
+        """The `flow` policy for the chosen model, with the person's overrides (unresolved)."""
+        overrides = {name: getattr(self, name) for name in STREAM_FIELDS if getattr(self, name) is not None}
+        return StreamConfig(model=self.model, policy=APP_POLICY, **overrides)
+
+    def effective(self) -> StreamConfig:
+        """What a stream will run with: the overrides over the policy's choices (for showing in the UI)."""
+        return self.stream_config().resolved()
 
 
 def settings_path() -> Path:
@@ -60,6 +72,24 @@ def _known(cls, data: dict) -> dict:
     return {k: v for k, v in data.items() if k in names}
 
 
+def _default(f):
+    return f.default_factory() if f.default is MISSING else f.default
+
+
+def overrides(settings: AppSettings) -> dict:
+    """What differs from the defaults: all that settings.json keeps."""
+    out = {}
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if f.name == "caption":
+            style = {k: v for k, v in asdict(value).items() if v != getattr(CaptionStyle(), k)}
+            if style:
+                out["caption"] = style
+        elif value != _default(f):
+            out[f.name] = value
+    return out
+
+
 def load_settings(path: Path | None = None) -> AppSettings:
     """The saved settings, or defaults when there are none or the file is unreadable."""
     path = path or settings_path()
@@ -67,14 +97,14 @@ def load_settings(path: Path | None = None) -> AppSettings:
         data = json.loads(path.read_text(encoding="utf-8"))
         caption = CaptionStyle(**_known(CaptionStyle, data.pop("caption", {}) or {}))
         return AppSettings(caption=caption, **_known(AppSettings, data))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, AttributeError):
         return AppSettings()
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> None:
-    """Write atomically, so a crash mid-write never leaves a broken settings file."""
+    """Write the overrides atomically (engine.runtime.safe_write), so a crash never leaves a broken file.
+
+    Raises WhisperFlowError (DiskFullError when the disk is full) with a message for the person.
+    """
     path = path or settings_path()
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(asdict(settings), out, indent=2)
-    os.replace(tmp, path)
+    write_file_atomic(path, json.dumps(overrides(settings), indent=2).encode("utf-8"))

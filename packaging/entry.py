@@ -1,5 +1,9 @@
 """The bundle's entry point: `--selftest`, CLI subcommands when arguments are given, the app without.
 
+WHISPERFLOW_LAUNCH_CHECK=audio-file makes the app, once its main window shows, pick that file as the source, press
+Captions ▸ Start, wait for confirmed words, press Stop, print the words and quit through File ▸ Quit (exit 0; 4 when
+it cannot): the packaging test's proof that the double-click path works in the built bundle.
+
 WHISPERFLOW_SCREENSHOT=path makes the app save a screen grab of its main window once it is on screen and then
 close the window the way a person would (the packaging test's check that the GUI shows and closes cleanly).
 """
@@ -10,6 +14,9 @@ import os
 import sys
 
 SCREENSHOT_ENV = "WHISPERFLOW_SCREENSHOT"
+LAUNCH_CHECK_ENV = "WHISPERFLOW_LAUNCH_CHECK"  # an audio file: caption it from the real window, stop, quit
+LAUNCH_CHECK_TIMEOUT_MS = 240000
+EXIT_LAUNCH_CHECK_FAILED = 4
 SCREENSHOT_SETTLE_MS = 1500  # after the window is exposed, let layouts and the first paint finish
 SCREENSHOT_TIMEOUT_MS = 60000
 EXIT_NO_SCREENSHOT = 3
@@ -42,21 +49,11 @@ def _use_bundled_portaudio() -> None:
     ctypes.util.find_library = find_library
 
 
-def _bundled(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:  # its parent package is not in the bundle
-        return False
-
-
 def _run_cli(argv: list[str]) -> int:
-    """The `whisperflow` command line, with the subcommands whose code the bundle carries (no bench)."""
-    from cli import cli
+    """The `whisperflow` command line: the bundle has no `tools` package, so only the product's commands."""
+    from cli.main import main as cli_main
 
-    cli.COMMAND_MODULES = tuple(m for m in cli.COMMAND_MODULES if _bundled(m))
-    return cli.main(argv)
+    return cli_main(argv)
 
 
 def _schedule_screenshot(path: str) -> None:
@@ -93,15 +90,60 @@ def _schedule_screenshot(path: str) -> None:
     QTimer.singleShot(0, poll)
 
 
+def _schedule_launch_check(audio: str) -> None:
+    """Drive the real main window through its own actions: source = audio, Start, first words, Stop, Quit."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.windows.main_window import MainWindow
+
+    clock = QElapsedTimer()
+    clock.start()
+    state = {"step": "window"}
+
+    def fail(why: str) -> None:
+        print(f"launch check: {why}", file=sys.stderr, flush=True)
+        QApplication.exit(EXIT_LAUNCH_CHECK_FAILED)
+
+    def poll() -> None:
+        if clock.elapsed() > LAUNCH_CHECK_TIMEOUT_MS:
+            return fail(f"timed out waiting for {state['step']}")
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        window = windows[0] if windows else None
+        if state["step"] == "window" and window is not None and window.windowHandle().isExposed():
+            print(f"launch check: main window shown ({window.width()}x{window.height()})", flush=True)
+            window.source_picker.choose_file(audio)
+            window.start_action.trigger()
+            state["step"] = "words"
+        elif state["step"] == "words" and window is not None:
+            if window.banner.isVisible():
+                return fail(f"error shown: {window.banner_text.text()}")
+            if window.transcript.words():
+                if window.controller.state == "running":
+                    window.start_action.trigger()  # Stop
+                state["step"] = "stop"
+        elif state["step"] == "stop" and window is not None and window.controller.state == "idle":
+            print(f"launch check: captioned and stopped: {window.transcript.text()}", flush=True)
+            window.menu_actions()["File/Quit"].trigger()
+            return
+        QTimer.singleShot(100, poll)
+
+    QTimer.singleShot(0, poll)
+
+
 def _run_app() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.main import run_app
 
     screenshot = os.environ.get(SCREENSHOT_ENV)
-    if screenshot:
+    launch_check = os.environ.get(LAUNCH_CHECK_ENV)
+    if screenshot or launch_check:
         QApplication.instance() or QApplication(sys.argv)
+    if screenshot:
         _schedule_screenshot(screenshot)
+    if launch_check:
+        _schedule_launch_check(launch_check)
     return run_app()
 
 

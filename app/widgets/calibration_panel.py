@@ -1,21 +1,20 @@
-"""The thread-allocation profile: the saved choice, and "Calibrate now" running the profiler with
-progress, cancel and its result table (shared by the settings pane and the first-run wizard)."""
+"""The thread-allocation profile in a person's words: the saved speed setting, and "Find the fastest setting"
+running the profiler with progress, cancel and its result table behind "Show details" (shared by the settings pane
+and the first-run wizard)."""
 from __future__ import annotations
 
 import threading
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from engine.errors import WhisperFlowError
-from engine.model.store import prepare_model
+from engine.runtime.mlx_thread import own_stream
 from engine.stream.profiles import CalibrationRow, Profile, load_profile
 from engine.stream.profiler import calibrate, candidate_allocations
-from engine.model.whisper_model import load_model_dir
 
-from engine.runtime.mlx_thread import own_stream
-from app.workers.model_worker import ModelCache
+from app.workers.model_worker import ModelCache, load_cached
 from app.workers.threads import start_on_thread
 
 
@@ -27,10 +26,11 @@ class CalibrationWorker(QObject):
     failed = Signal(str)
     finished = Signal()
 
-    def __init__(self, model: str, cache: ModelCache):
+    def __init__(self, model: str, cache: ModelCache, allocations=None):
         super().__init__()
         self.model = model
         self.cache = cache
+        self.allocations = allocations
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -39,13 +39,11 @@ class CalibrationWorker(QObject):
     @Slot()
     def run(self) -> None:
         try:
+            if self.cache.get(self.model) is None:
+                self.progress.emit(0.0, f"Preparing {self.model}…")
+            loaded = load_cached(self.model, self.cache)
             with own_stream():
-                loaded = self.cache.get(self.model)
-                if loaded is None:
-                    self.progress.emit(0.0, f"Preparing {self.model}…")
-                    loaded = load_model_dir(prepare_model(self.model), self.model)
-                    self.cache.put(loaded)
-                profile = calibrate(loaded, progress=self._progress, cancel=self._cancel)
+                profile = calibrate(loaded, allocations=self.allocations, progress=self._progress, cancel=self._cancel)
             if profile is None:
                 self.failed.emit("Calibration cancelled; the previous profile is kept.")
             else:
@@ -56,46 +54,69 @@ class CalibrationWorker(QObject):
             self.finished.emit()
 
     def _progress(self, done: int, total: int, last: CalibrationRow | None) -> None:
-        text = f"Measuring allocation {min(done + 1, total)} of {total}"
-        if last is not None:
-            text += f" (last: {last.allocation.label()})"
+        text = f"Trying speed setting {min(done + 1, total)} of {total}"
+        if last is not None and last.mean_latency_s is not None:
+            text += f" (the last one showed words {last.mean_latency_s:.1f} s after they were said)"
         self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
 
-COLUMNS = ("Allocation", "Mean latency", "p90 latency", "WER", "CPU s / audio s", "Power", "Chosen")
+COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power",
+           "Chosen")
+
+
+def describe(allocation) -> str:
+    """A speed setting in a person's words (the technical label is in the details table)."""
+    if not allocation.pipeline:
+        how = "one step at a time"
+    else:
+        where = "the graphics chip" if allocation.decoder == "gpu" else "the processor"
+        how = f"listening and writing overlapped (writing on {where})"
+    threads = {0: "", 1: ", 1 thread"}.get(allocation.blas_threads, f", {allocation.blas_threads} threads")
+    return how + threads
 
 
 def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
     def seconds(x: float | None) -> str:
         return "—" if x is None else f"{x:.2f} s"
 
-    watts = "—" if row.watts is None else f"{row.watts:.1f} W"
+    watts = "—" if row.watts is None else f"{row.watts:.1f} W"  # where it comes from: the cell's tooltip
     chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
-    return [row.allocation.label(), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
-            f"{row.cpu_s_per_audio_s:.2f}", f"{watts} ({row.energy_source})", chosen]
+    return [describe(row.allocation), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
+            f"{row.cpu_s_per_audio_s:.2f}", watts, chosen]
 
 
 class CalibrationPanel(QWidget):
     """Shows the current profile and runs calibration. `model_name` is read when calibration starts."""
 
-    calibrated = Signal(object)
+    calibrated = Signal(object)  # Profile; emitted once the run has ended (running() is False)
+    stopped = Signal()  # a run ended: calibrated, cancelled or failed
 
     def __init__(self, cache: ModelCache, model_name, parent: QWidget | None = None):
         super().__init__(parent)
         self.cache = cache
         self.model_name = model_name
         self.summary = QLabel(wordWrap=True)
-        self.start_button = QPushButton("Calibrate now")
+        self.start_button = QPushButton("Find the fastest setting")
         self.cancel_button = QPushButton("Cancel", enabled=False)
         self.progress = QProgressBar(textVisible=True, maximum=1000)
         self.progress.setFormat("")
         self.progress.setVisible(False)
         self.status = QLabel(wordWrap=True)
+        self.details_button = QToolButton(text="Show details", checkable=True, autoRaise=True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.RightArrow)
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_button.setVisible(False)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)  # the setting's words wrap; every number column fits
+        self.table.setWordWrap(True)
+        self.table.setMaximumHeight(120)  # leaves the power plot its room below
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.table.setVisible(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
@@ -107,13 +128,21 @@ class CalibrationPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
+        layout.addWidget(self.details_button, 0, Qt.AlignLeft)
         layout.addWidget(self.table, 1)
         layout.addStretch(0)  # takes the spare room while there is no table
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self._worker: CalibrationWorker | None = None
         self._thread = None
+        self._result: Profile | None = None
+        self.allocations = None  # None: every allocation worth measuring here (tests measure fewer)
         self.refresh()
+
+    def _toggle_details(self, shown: bool) -> None:
+        self.details_button.setText("Hide details" if shown else "Show details")
+        self.details_button.setArrowType(Qt.DownArrow if shown else Qt.RightArrow)
+        self.table.setVisible(shown and self.table.rowCount() > 0)
 
     def refresh(self) -> None:
         """Show the saved profile for the current model (and its table, when it has one)."""
@@ -121,13 +150,14 @@ class CalibrationPanel(QWidget):
         profile = load_profile(model)
         if profile is None:
             count = len(candidate_allocations())
-            self.summary.setText(f"{model} is not calibrated on this computer yet, so it runs without pipelining. "
-                                 f"Calibration streams a short bundled recording under {count} thread "
-                                 "allocations and keeps the fastest (a few minutes).")
+            self.summary.setText(f"WhisperFlow has not yet measured which speed setting suits {model} on this "
+                                 f"computer, so it uses a safe one. Measuring plays a short bundled recording "
+                                 f"{count} times, once per setting, and keeps the fastest (a few minutes).")
             self.table.setVisible(False)
+            self.details_button.setVisible(False)
             return
-        self.summary.setText(f"{model} runs with: {profile.allocation.label()} "
-                             f"(calibrated {profile.created[:16].replace('T', ' ')}).")
+        self.summary.setText(f"Speed setting found for this computer: <b>{describe(profile.allocation)}</b> "
+                             f"(measured {profile.created[:16].replace('T', ' ')}).")
         self.show_profile(profile)
 
     def running(self) -> bool:
@@ -136,7 +166,7 @@ class CalibrationPanel(QWidget):
     def start(self) -> None:
         if self._worker is not None:
             return
-        self._worker = CalibrationWorker(self.model_name(), self.cache)
+        self._worker = CalibrationWorker(self.model_name(), self.cache, self.allocations)
         self._worker.progress.connect(self._on_progress)
         self._worker.result.connect(self._on_result)
         self._worker.failed.connect(self.status.setText)
@@ -165,19 +195,27 @@ class CalibrationPanel(QWidget):
                 item = QTableWidgetItem(text)
                 if c:
                     item.setTextAlignment(Qt.AlignCenter)
+                if COLUMNS[c] == "Power":
+                    item.setToolTip(row.energy_source)
                 self.table.setItem(r, c, item)
-        self.table.setVisible(bool(profile.rows))
+        self.table.resizeRowsToContents()
+        self.details_button.setVisible(bool(profile.rows))
+        self.table.setVisible(bool(profile.rows) and self.details_button.isChecked())
 
     def _on_result(self, profile: Profile) -> None:
-        self.refresh()
-        self.status.setText(f"Done: the fastest allocation is saved ({profile.allocation.label()}).")
-        self.calibrated.emit(profile)
+        self._result = profile  # announced in _on_finished, once running() is False
 
     def _on_finished(self) -> None:
         self._worker = None
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
+        profile, self._result = self._result, None
+        if profile is not None:
+            self.refresh()
+            self.status.setText(f"Done: the fastest setting is saved ({describe(profile.allocation)}).")
+            self.calibrated.emit(profile)
+        self.stopped.emit()
 
     def shutdown(self) -> None:
         """Cancel a running calibration and wait for it to end (the window is closing)."""

@@ -63,16 +63,19 @@ class PowerPlot(QWidget):
         self.cpu: deque[float] = deque(maxlen=HISTORY)
         pg.setConfigOptions(antialias=True)
         self.plot = pg.GraphicsLayoutWidget()
-        self.plot.setMinimumHeight(200)
+        self.plot.setMinimumHeight(260)
         self.power_axes = self.plot.addPlot(row=0, col=0)
         self.cpu_axes = self.plot.addPlot(row=1, col=0)
-        for axes, unit in ((self.power_axes, "W"), (self.cpu_axes, "%")):
-            axes.setLabel("left", "power" if unit == "W" else "CPU, all cores", units=unit)
+        for axes, title in ((self.power_axes, "Power draw (W)"), (self.cpu_axes, "CPU load, all cores (%)")):
+            # titles above each plot: rotated axis titles of two short stacked plots overlap
+            axes.setTitle(title, size="9pt")
+            axes.getAxis("left").setWidth(44)
             axes.showGrid(y=True, alpha=0.3)
             axes.setMouseEnabled(x=False, y=False)
             axes.hideButtons()
         self.cpu_axes.setYRange(0, 100)
         self.cpu_axes.setLabel("bottom", "seconds ago")
+        self.cpu_axes.getAxis("bottom").setHeight(40)  # room for the tick labels and "seconds ago"
         self.power_curve = self.power_axes.plot(pen=pg.mkPen("#f0883e", width=2))
         self.cpu_curve = self.cpu_axes.plot(pen=pg.mkPen("#58a6ff", width=2))
         layout = QVBoxLayout(self)

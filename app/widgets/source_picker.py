@@ -41,18 +41,43 @@ class SourceChoice:
         return "fast" if self.kind == "file" else "realtime"
 
 
+# ALSA's plugin devices (routes to the sound server, mixers, resamplers): PortAudio lists them beside the real cards,
+# but a person recognises the devices, not these names.
+ALSA_PLUGIN_DEVICES = {"default", "pulse", "pipewire", "sysdefault", "dmix", "dsnoop", "jack", "oss", "null", "samplerate",
+                       "speexrate", "lavrate", "upmix", "vdownmix", "front", "surround40", "surround51", "surround71",
+                       "iec958", "spdif", "hdmi", "usbstream"}
+
+
 def _choice(device: InputDevice) -> SourceChoice:
     key = device.id if isinstance(device.id, str) else device.name
-    prefix = "System audio: " if device.kind == "system" else ""
-    suffix = " (default)" if device.is_default and device.kind == "microphone" else ""
-    return SourceChoice(device.kind, key, prefix + device.name + suffix)
+    name = device.name
+    if device.kind == "system":
+        name = name.removeprefix("Monitor of ")
+        return SourceChoice("system", key, f"System audio: {name}")
+    suffix = " (default)" if device.is_default else ""
+    return SourceChoice(device.kind, key, name + suffix)
+
+
+def _is_alsa_plugin(device: InputDevice) -> bool:
+    return sys.platform.startswith("linux") and device.name.split(":")[0].strip().lower() in ALSA_PLUGIN_DEVICES
 
 
 def available_sources() -> list[SourceChoice]:
-    """Microphones (sound-server sources first, then PortAudio devices), then system audio."""
+    """The default microphone first, the other microphones, then system audio.
+
+    With a sound server (PulseAudio/PipeWire) its sources are the devices a person knows by name, and PortAudio's
+    ALSA view (the same cards as hw:N names, plus plugin devices such as "default" and "pulse") is left out;
+    without one, PortAudio's devices without ALSA's plugin devices (the default still comes first).
+    """
     pulse = pulse_sources()
     mics = [_choice(d) for d in pulse if d.kind == "microphone"]
-    mics += [_choice(d) for d in list_input_devices()]
+    if not mics:
+        portaudio = list_input_devices()
+        real = [d for d in portaudio if not _is_alsa_plugin(d)]
+        mics = [_choice(d) for d in real]
+        if not real and portaudio:  # only plugin devices: offer the default route, under a person's name
+            default = next((d for d in portaudio if d.is_default), portaudio[0])
+            mics = [SourceChoice("microphone", default.name, "Default microphone (default)")]
     mics.sort(key=lambda c: not c.label.endswith("(default)"))
     system = [_choice(d) for d in pulse if d.kind == "system"]
     if sys.platform == "darwin" and system_audio_availability().available:

@@ -1,7 +1,13 @@
 """The scrolling, searchable transcript: one line per sentence (or up to a pause), each with its start time."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+import html
+import re
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextDocument
+from PySide6.QtWidgets import (QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
+                               QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget)
 
 from engine.session.transcript import LINE_LIMITS, Cue, group_cues
 from engine.session.words import Word
@@ -11,6 +17,55 @@ def timestamp(seconds: float) -> str:
     seconds = max(0, int(seconds))
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+HIGHLIGHT = "background-color: #ffd54f; color: #000000;"
+
+
+def highlighted_html(text: str, query: str) -> str:
+    """text as HTML with every case-insensitive occurrence of query marked."""
+    if not query:
+        return html.escape(text)
+    parts = re.split(f"({re.escape(query)})", text, flags=re.IGNORECASE)
+    return "".join(f'<span style="{HIGHLIGHT}">{html.escape(p)}</span>' if i % 2 else html.escape(p)
+                   for i, p in enumerate(parts))
+
+
+class HighlightDelegate(QStyledItemDelegate):
+    """Draws a transcript line with the search matches highlighted (wrapping like the plain item)."""
+
+    def __init__(self, view: "TranscriptView"):
+        super().__init__(view)
+        self.view = view
+
+    def _document(self, option, index) -> QTextDocument:
+        doc = QTextDocument()
+        doc.setDefaultFont(option.font)
+        doc.setDocumentMargin(2)
+        doc.setHtml(highlighted_html(index.data(), self.view.search.text().strip()))
+        doc.setTextWidth(max(50, option.rect.width() if option.rect.width() > 0 else self.view.list.viewport().width()))
+        return doc
+
+    def paint(self, painter, option, index) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        doc = self._document(opt, index)
+        opt.text = ""
+        opt.widget.style().drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        role = QPalette.HighlightedText if opt.state & QStyle.State_Selected else QPalette.Text
+        context.palette.setColor(QPalette.Text, opt.palette.color(role))
+        painter.save()
+        painter.translate(opt.rect.topLeft())
+        doc.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def sizeHint(self, option, index) -> QSize:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.rect.setWidth(self.view.list.viewport().width())
+        doc = self._document(opt, index)
+        return QSize(int(doc.idealWidth()), int(doc.size().height()))
 
 
 class TranscriptView(QWidget):
@@ -24,6 +79,7 @@ class TranscriptView(QWidget):
         self.list.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.list.setAlternatingRowColors(True)
+        self.list.setItemDelegate(HighlightDelegate(self))
         self.status = QLabel()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -87,7 +143,13 @@ class TranscriptView(QWidget):
     def _filter(self) -> None:
         for row in range(len(self.lines)):
             self.list.item(row).setHidden(not self._matches(row))
+        self.list.doItemsLayout()  # matches are drawn highlighted (HighlightDelegate)
+        self.list.viewport().update()
         self._update_status()
+
+    def highlighted(self, row: int) -> str:
+        """The HTML line `row` is drawn from (with the search matches marked)."""
+        return highlighted_html(self.list.item(row).text(), self.search.text().strip())
 
     def visible_line_texts(self) -> list[str]:
         return [self.list.item(r).text() for r in range(self.list.count()) if not self.list.item(r).isHidden()]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import SIGNAL, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter
 from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
@@ -55,6 +55,7 @@ class CaptionWindow(QWidget):
 
     style_changed = Signal()
     settings_requested = Signal()
+    hide_requested = Signal()  # "Hide captions" from its own menu: the main window hides them (and its menu follows)
 
     def __init__(self, caption_style: CaptionStyle, parent: QWidget | None = None, floating: bool = True):
         flags = Qt.FramelessWindowHint | Qt.WindowStaysOnTopHint | Qt.Tool if floating else Qt.Widget
@@ -168,10 +169,19 @@ class CaptionWindow(QWidget):
         if geometry and len(geometry) == 4:
             self.setGeometry(QRect(*geometry))
             return
-        screen = QGuiApplication.primaryScreen().availableGeometry()
-        width = min(900, int(screen.width() * 0.7))
-        self.setGeometry(screen.x() + (screen.width() - width) // 2,
-                         screen.y() + screen.height() - self.preferred_height() - 80, width, self.preferred_height())
+        self.place_default(QGuiApplication.primaryScreen())
+
+    def place_default(self, screen=None) -> None:
+        """Bottom centre of screen (default: the primary one), just above the dock or taskbar (its available
+        geometry). Only while the person has not placed the window themselves (no saved geometry)."""
+        if self.caption_style.geometry:
+            return
+        area = (screen or QGuiApplication.primaryScreen()).availableGeometry()
+        width = min(900, int(area.width() * 0.7))
+        height = self.preferred_height()
+        margin = max(12, area.height() // 40)
+        self.setGeometry(area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin,
+                         width, height)
 
     def _style_edited(self) -> None:
         self.apply_style()
@@ -218,6 +228,12 @@ class CaptionWindow(QWidget):
         limit = self.caption_style.hide_after_s
         if limit > 0 and self.isVisible() and time.monotonic() - self._last_speech > limit:
             self.hide()
+
+    def _hide_requested(self) -> None:
+        if self.receivers(SIGNAL("hide_requested()")) > 0:
+            self.hide_requested.emit()
+        else:
+            self.set_enabled(False)
 
     def set_enabled(self, enabled: bool) -> None:
         """Show (and keep showing on speech) or hide the captions for good."""
@@ -296,7 +312,7 @@ class CaptionWindow(QWidget):
         latency.toggled.connect(lambda on: self._set("show_latency", on))
         menu.addSeparator()
         menu.addAction("Settings…", self.settings_requested.emit)
-        menu.addAction("Hide captions", lambda: self.set_enabled(False))
+        menu.addAction("Hide captions", self._hide_requested)
         return menu
 
     def _choice_menu(self, menu: QMenu, title: str, values, attr: str, label) -> None:

@@ -3,6 +3,7 @@ export, past sessions, and the caption window and tray icon it drives."""
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
@@ -35,6 +36,17 @@ STAGES = {"converting": "Converting", "writing": "Writing", "downloading": "Down
           "ready": "Ready"}
 
 
+def export_stem(meta: SessionMeta | None) -> str:
+    """A file name a person recognises: the app and the session's local start time."""
+    if meta is None or not meta.started_at:
+        return "WhisperFlow transcript"
+    try:
+        started = datetime.fromisoformat(meta.started_at.replace("Z", "+00:00"))
+    except ValueError:
+        return "WhisperFlow transcript"
+    return f"WhisperFlow {started:%Y-%m-%d %H.%M}"
+
+
 class MainWindow(QMainWindow):
     """`settings_changed` fires after any setting changed (the app saves them)."""
 
@@ -58,6 +70,7 @@ class MainWindow(QMainWindow):
         self.captions = CaptionWindow(settings.caption)
         self.captions.style_changed.connect(self._caption_style_changed)
         self.captions.settings_requested.connect(lambda: self.open_settings("Captions"))
+        self.captions.hide_requested.connect(lambda: self.set_captions_shown(False))
         self.tray = TrayIcon(self)
         self.tray.start_stop_requested.connect(self.toggle_session)
         self.tray.captions_toggled.connect(self.set_captions_shown)
@@ -81,7 +94,7 @@ class MainWindow(QMainWindow):
         form.addRow("Source", self.source_picker)
         model_row = QHBoxLayout()
         self.model_combo = model_combo(self.settings.model)
-        self.model_combo.currentTextChanged.connect(self._model_chosen)
+        self.model_combo.name_changed.connect(self._model_chosen)
         self.model_progress = QProgressBar(maximum=1000, textVisible=True)
         self.model_progress.setVisible(False)
         model_row.addWidget(self.model_combo, 1)
@@ -133,17 +146,36 @@ class MainWindow(QMainWindow):
         self.show_captions_action.toggled.connect(self.set_captions_shown)
         self._action(captions_menu, "&Find in transcript", self._focus_search, QKeySequence.Find)
         tools = bar.addMenu("&Tools")
-        self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
+        self.settings_action = self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
         self._action(tools, "Setup &wizard…", self.wizard_requested.emit)
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About WhisperFlow", self.open_about)
 
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(shortcut)
         if slot is not None:
-            action.triggered.connect(slot)
+            # triggered(bool checked) would land in the slot's first argument (e.g. open_settings' tab): drop it
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
         menu.addAction(action)
         return action
+
+    def menu_actions(self) -> dict[str, QAction]:
+        """Every menu action by its path ("Tools/Settings…"), without the & markers."""
+        found = {}
+        for top in self.menuBar().actions():
+            for action in top.menu().actions():
+                if not action.isSeparator():
+                    found[f"{top.text()}/{action.text()}".replace("&", "")] = action
+        return found
+
+    def open_about(self):
+        from app.windows.about_dialog import AboutDialog
+
+        dialog = AboutDialog(self.settings.model, self)
+        dialog.open()
+        return dialog
 
     def _restore_geometry(self) -> None:
         geometry = self.settings.main_geometry
@@ -187,6 +219,8 @@ class MainWindow(QMainWindow):
         self._clock.start()
         self._tick()
         if self.captions.enabled:
+            if self.screen() is not None:
+                self.captions.place_default(self.screen())  # the screen this window is on, unless moved before
             self.captions.show()
 
     def _stream_update(self, update: StreamUpdate) -> None:
@@ -230,7 +264,7 @@ class MainWindow(QMainWindow):
         self.settings.model = name
         self.settings_changed.emit()
         if self.settings_dialog is not None:
-            self.settings_dialog.model_combo.setCurrentText(name)
+            self.settings_dialog.model_combo.set_name(name)
         if self.cache.get(name) is None:
             self.controller.prepare_model(name)
 
@@ -279,18 +313,33 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return None
         self.statusBar().showMessage(f"Exported {len(transcript.words)} words to {written}", 15000)
+        self.settings.export_dir = str(Path(written).resolve().parent)  # the next export opens here
+        self.settings_changed.emit()
         return written
 
-    def export_dialog(self, selection: bool = False) -> None:
-        meta = self.meta
-        stem = f"WhisperFlow {meta.session_id}" if meta else "WhisperFlow transcript"
-        path, chosen = QFileDialog.getSaveFileName(self, "Export selection" if selection else "Export transcript",
-                                                   str(Path.home() / stem), ";;".join(EXPORT_FILTERS))
-        if path:
-            fmt = EXPORT_FILTERS.get(chosen, "txt")
-            if not Path(path).suffix:
-                path += "." + fmt
-            self.export_to(path, fmt, selection)
+    def suggested_export_path(self) -> Path:
+        """The last export's folder (home at first) and "WhisperFlow 2026-11-23 14.05" (the session's start)."""
+        folder = Path(self.settings.export_dir) if self.settings.export_dir else Path.home()
+        if not folder.is_dir():
+            folder = Path.home()
+        return folder / export_stem(self.meta)
+
+    def export_dialog(self, selection: bool = False) -> QFileDialog:
+        """The save dialog (window-modal, not blocking): in the last export's folder, named after the session."""
+        dialog = QFileDialog(self, "Export selection" if selection else "Export transcript",
+                             str(self.suggested_export_path().parent), ";;".join(EXPORT_FILTERS))
+        dialog.setAcceptMode(QFileDialog.AcceptSave)
+        dialog.selectFile(self.suggested_export_path().name)
+        dialog.fileSelected.connect(lambda path: self._export_chosen(path, dialog.selectedNameFilter(), selection))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def _export_chosen(self, path: str, name_filter: str, selection: bool) -> None:
+        fmt = EXPORT_FILTERS.get(name_filter, "txt")
+        if not Path(path).suffix:
+            path += "." + fmt
+        self.export_to(path, Path(path).suffix.lstrip(".") if Path(path).suffix[1:] in FORMATS else fmt, selection)
 
     def open_session(self, session_id: str) -> bool:
         """Show a saved session in the transcript (only while not captioning)."""
@@ -354,11 +403,9 @@ class MainWindow(QMainWindow):
 
     def _settings_edited(self) -> None:
         self.captions.apply_style()
-        if self.model_combo.currentText() != self.settings.model:
+        if self.model_combo.name() != self.settings.model:
             self.model_combo.blockSignals(True)
-            if self.model_combo.findText(self.settings.model) < 0:
-                self.model_combo.addItem(self.settings.model)
-            self.model_combo.setCurrentText(self.settings.model)
+            self.model_combo.set_name(self.settings.model)
             self.model_combo.blockSignals(False)
         self.settings_changed.emit()
 

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDialog, QDia
                                QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from engine.model.store import list_models
 
 from app.widgets.calibration_panel import CalibrationPanel
+from app.widgets.model_picker import ModelPicker
 from app.workers.model_worker import ModelCache
 from app.widgets.power_plot import PowerPlot
 from app.settings import AppSettings
@@ -37,20 +37,9 @@ def _hint(text: str) -> QLabel:
     return label
 
 
-def model_names() -> list[str]:
-    """Models that can be used here: installed packages and models already in the cache."""
-    return [m.name for m in list_models() if m.available]
-
-
-def model_combo(current: str) -> QComboBox:
-    """A model picker listing the usable models, with current (even if not installed) selected."""
-    combo = QComboBox()
-    names = model_names()
-    if current not in names:
-        names.append(current)
-    combo.addItems(names)
-    combo.setCurrentText(current)
-    return combo
+def model_combo(current: str) -> ModelPicker:
+    """The model picker (installed, installable, downloadable, and what cannot run here), current selected."""
+    return ModelPicker(current)
 
 
 class ColourButton(QPushButton):
@@ -93,7 +82,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         layout.addWidget(buttons)
-        self.resize(640, 620)
+        self.resize(780, 760)
 
     def _set(self, attr: str, value) -> None:
         setattr(self.settings, attr, value)
@@ -108,7 +97,7 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         self.model_combo = model_combo(self.settings.model)
-        self.model_combo.currentTextChanged.connect(self._model_changed)
+        self.model_combo.name_changed.connect(self._model_changed)
         form.addRow("Model", self.model_combo)
         self.language_combo = QComboBox()
         self.language_combo.addItem("Detect automatically", None)
@@ -122,19 +111,20 @@ class SettingsDialog(QDialog):
         form.addRow("", self.language_note)
         self._update_language_state()
         self.step_spin = QDoubleSpinBox(minimum=0.3, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
-        self.step_spin.setValue(self.settings.min_chunk_s)
+        effective = self.settings.effective()  # the `flow` policy's choices unless the person changed them
+        self.step_spin.setValue(effective.min_chunk_s)
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
         form.addRow("Step length", self.step_spin)
         form.addRow("", _hint("New audio per round. Shorter steps show words sooner but use more CPU."))
         self.beam_spin = QSpinBox(minimum=1, maximum=8)
-        self.beam_spin.setValue(self.settings.beam_size)
+        self.beam_spin.setValue(effective.beam_size)
         self.beam_spin.valueChanged.connect(lambda v: self._set("beam_size", v))
         form.addRow("Beam size", self.beam_spin)
         form.addRow("", _hint("1 is greedy decoding (fastest); larger beams can be more accurate and cost more."))
         self.toggles: dict[str, QCheckBox] = {}
         for attr, (title, help_text) in TOGGLES.items():
             box = QCheckBox(title)
-            box.setChecked(getattr(self.settings, attr))
+            box.setChecked(bool(getattr(effective, attr)))
             box.toggled.connect(lambda on, a=attr: self._set(a, on))
             self.toggles[attr] = box
             form.addRow(box)
@@ -157,7 +147,7 @@ class SettingsDialog(QDialog):
     def _performance_tab(self, cache: ModelCache) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
-        profile = QGroupBox("Thread-allocation profile")
+        profile = QGroupBox("Speed setting for this computer")
         inner = QVBoxLayout(profile)
         self.calibration = CalibrationPanel(cache, lambda: self.settings.model)
         inner.addWidget(self.calibration)
@@ -165,7 +155,7 @@ class SettingsDialog(QDialog):
         inner = QVBoxLayout(power)
         self.power_plot = PowerPlot()
         inner.addWidget(self.power_plot)
-        layout.addWidget(profile, 1)
+        layout.addWidget(profile, 0)
         layout.addWidget(power, 1)
         return page
 

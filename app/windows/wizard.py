@@ -3,7 +3,7 @@ captions, done. Every page can be left as it is; the app works the same if the w
 from __future__ import annotations
 
 from PySide6.QtCore import QThread, Qt
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget, QWizard, QWizardPage)
 
 from engine.runtime.paths import cache_dir, data_dir
@@ -14,7 +14,7 @@ from app.widgets.level_meter import LevelMeter
 from app.workers.level_probe import LevelProbe
 from app.workers.model_worker import ModelCache, ModelWorker
 from app.settings import AppSettings
-from app.windows.settings_dialog import model_names
+from app.widgets.model_picker import ModelPicker
 from app.widgets.source_picker import SourcePicker
 from app.workers.threads import start_on_thread
 
@@ -116,12 +116,7 @@ class ModelPage(QWizardPage):
         self.cache = cache
         self.setTitle("Prepare the speech model")
         self.setSubTitle("The model is converted or downloaded once and then loads in seconds.")
-        self.combo = QComboBox()
-        names = model_names()
-        if settings.model not in names:
-            names.append(settings.model)
-        self.combo.addItems(names)
-        self.combo.setCurrentText(settings.model)
+        self.combo = ModelPicker(settings.model)
         self.progress = QProgressBar(maximum=1000, textVisible=True)
         self.status = QLabel(wordWrap=True)
         form = QFormLayout(self)
@@ -130,13 +125,13 @@ class ModelPage(QWizardPage):
         form.addRow("", self.status)
         form.addRow(_text("<p><b>tiny.en</b> is fast and understands English. Larger models are more accurate "
                           "and need more computing power.</p>"))
-        self.combo.currentTextChanged.connect(self._prepare)
+        self.combo.name_changed.connect(self._prepare)
         self._busy = False
         self._ready = False
         self._thread: QThread | None = None
 
     def initializePage(self) -> None:
-        self._prepare(self.combo.currentText())
+        self._prepare(self.combo.name())
 
     def _prepare(self, name: str) -> None:
         if self._busy:
@@ -187,16 +182,16 @@ class ModelPage(QWizardPage):
 class CalibrationPage(QWizardPage):
     def __init__(self, settings: AppSettings, cache: ModelCache):
         super().__init__()
-        self.setTitle("Calibrate for this computer")
-        self.setSubTitle("Measures which thread allocation captions fastest here, on a short bundled recording.")
+        self.setTitle("Find the fastest setting for this computer")
+        self.setSubTitle("WhisperFlow tries each way of sharing the work between the processor's cores on a short "
+                         "bundled recording and keeps the one that shows words soonest.")
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel, 1)
         layout.addWidget(_text("<p>You can skip this: WhisperFlow then uses a safe default, and you can "
-                               "calibrate later from Settings ▸ Performance.</p>"))
+                               "measure later from Settings ▸ Performance.</p>"))
         self.panel.start_button.clicked.connect(self.completeChanged.emit)
-        self.panel.calibrated.connect(lambda _: self.completeChanged.emit())
-        self.panel.cancel_button.clicked.connect(self.completeChanged.emit)
+        self.panel.stopped.connect(self.completeChanged.emit)  # calibrated, cancelled or failed: Next is enabled
 
     def initializePage(self) -> None:
         self.panel.refresh()
@@ -275,7 +270,12 @@ class SetupWizard(QWizard):
         self.done_page = DonePage()
         for page in (self.welcome, self.source, self.model, self.calibration, self.preview, self.done_page):
             self.addPage(page)
+        self.currentIdChanged.connect(self._page_changed)
         self.resize(680, 560)
+
+    def _page_changed(self, _id: int) -> None:
+        # on the last page there is nothing left to skip: Finish (or closing the window) ends the wizard
+        self.button(QWizard.CancelButton).setVisible(self.currentPage() is not self.done_page)
 
     def done(self, result: int) -> None:
         self.source.stop_test()

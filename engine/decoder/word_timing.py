@@ -11,7 +11,7 @@ import itertools
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import TOKENS_PER_SECOND
-from mlx_whisper.timing import WordTiming, median_filter, merge_punctuations
+from engine.decoder.timing_helpers import WordTiming, join_word_pieces, median_filter, merge_punctuations
 from mlx_whisper.tokenizer import Tokenizer
 
 PREPEND_PUNCTUATIONS = "\"'“¿([{-"
@@ -118,6 +118,7 @@ def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, featu
                 elif alignment[i - 1].word in ".。!！?？":
                     alignment[i].start = alignment[i].end - longest
     merge_punctuations(alignment, PREPEND_PUNCTUATIONS, APPEND_PUNCTUATIONS)
+    join_word_pieces(alignment, tokenizer.language)  # "self" + "-substantial" -> "self-substantial"
     index, last_speech = 0, 0.0
     for segment, tokens in zip(segments, per_segment):
         saved, words = 0, []

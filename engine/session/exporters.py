@@ -17,7 +17,7 @@ import webvtt
 
 from engine.errors import WhisperFlowError
 from engine.runtime.safe_write import write_file_atomic
-from engine.session.transcript import LINE_LIMITS, SUBTITLE_LIMITS, Cue, Transcript, group_cues
+from engine.session.transcript import LINE_LIMITS, Transcript, group_cues, subtitle_cues
 
 FORMATS = ("txt", "srt", "vtt", "json", "md")
 FORMAT_NAMES = {"txt": "Plain text", "srt": "SubRip subtitles", "vtt": "WebVTT subtitles", "json": "JSON",
@@ -39,7 +39,7 @@ def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))
 
 
-def _cue_ms(cue: Cue) -> tuple[int, int]:
+def _cue_ms(cue) -> tuple[int, int]:
     """Start and end in milliseconds; at least 1 ms long (subtitle readers drop empty cues)."""
     start = _ms(cue.start)
     return start, max(_ms(cue.end), start + 1)
@@ -66,7 +66,7 @@ def to_txt(transcript: Transcript) -> str:
 
 def to_srt(transcript: Transcript) -> str:
     subtitles = []
-    for i, cue in enumerate(group_cues(transcript.words, SUBTITLE_LIMITS), start=1):
+    for i, cue in enumerate(subtitle_cues(transcript.words), start=1):
         start, end = _cue_ms(cue)
         subtitles.append(srt.Subtitle(i, timedelta(milliseconds=start), timedelta(milliseconds=end), cue.text))
     return srt.compose(subtitles)
@@ -78,7 +78,7 @@ def _vtt_escape(text: str) -> str:
 
 def to_vtt(transcript: Transcript) -> str:
     captions = []
-    for cue in group_cues(transcript.words, SUBTITLE_LIMITS):
+    for cue in subtitle_cues(transcript.words):
         start, end = _cue_ms(cue)
         captions.append(webvtt.Caption(_clock(start), _clock(end), _vtt_escape(cue.text)))
     return webvtt.WebVTT(captions=captions).content

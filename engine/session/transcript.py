@@ -154,3 +154,129 @@ def group_cues(words: Sequence[Word], limits: CueLimits = SUBTITLE_LIMITS) -> li
     if current:
         cues.append(Cue(tuple(current), first, last + 1))
     return cues
+
+
+# --- subtitles (SRT/WebVTT) --------------------------------------------------------------------------------------
+LINE_CHARS = 42  # a subtitle line
+CUE_LINES = 2  # lines per cue
+MIN_CUE_S = 1.0  # shortest time on screen (a cue is never a 20 ms flash; it never overlaps the next one)
+MAX_CUE_S = 7.0
+_PHRASE_END = re.compile(r"[,;:—–.?!…。？！、，][\"'”’)\]]*$")
+
+
+@dataclass(frozen=True)
+class SubtitleCue:
+    """One subtitle: words[first:stop], shown from start to end, as at most CUE_LINES lines of LINE_CHARS."""
+
+    words: tuple[Word, ...]
+    first: int
+    stop: int
+    start: float
+    end: float
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _ends_phrase(text: str) -> bool:
+    return bool(_PHRASE_END.search(text.strip()))
+
+
+def wrap_lines(words: Sequence[str], width: int = LINE_CHARS) -> list[str]:
+    """Words as lines of at most width characters: one line when it fits, else two split at the phrase end
+    nearest the middle (else the most even split), more only for text longer than two lines."""
+    text = " ".join(words)
+    if len(text) <= width or len(words) < 2:
+        return [text]
+    best = None
+    for i in range(1, len(words)):
+        head, tail = " ".join(words[:i]), " ".join(words[i:])
+        if len(head) > width or len(tail) > width:
+            continue
+        score = abs(len(head) - len(tail)) - (30 if _ends_phrase(words[i - 1]) else 0)
+        if best is None or score < best[0]:
+            best = (score, [head, tail])
+    if best is not None:
+        return best[1]
+    lines, current = [], []
+    for word in words:  # longer than two lines: fill greedily (group_subtitles never makes such cues)
+        if current and len(" ".join(current + [word])) > width:
+            lines.append(" ".join(current))
+            current = []
+        current.append(word)
+    return lines + [" ".join(current)]
+
+
+def _fits(words: Sequence[Word], max_s: float = MAX_CUE_S) -> bool:
+    texts = [w.text.strip() for w in words]
+    return (len(wrap_lines(texts)) <= CUE_LINES and all(len(line) <= LINE_CHARS for line in wrap_lines(texts))
+            and max(w.end for w in words) - words[0].start <= max_s)
+
+
+def subtitle_cues(words: Sequence[Word], max_pause_s: float = 1.0) -> list[SubtitleCue]:
+    """Subtitles for words (in time order): at most two lines of 42 characters and 7 s each, ending at
+    sentence ends and pauses, and, when a sentence is too long for one cue, at the phrase end (comma, colon…)
+    that leaves the fullest cue; no cue of one word where a neighbour can take it; at least MIN_CUE_S on screen
+    unless the next cue starts sooner."""
+    indexed = [(i, w) for i, w in enumerate(words) if w.text.strip()]
+    # 1. Runs that must not share a cue: sentences, and speech between pauses.
+    runs: list[list[tuple[int, Word]]] = []
+    for i, w in indexed:
+        if runs and not ends_sentence(runs[-1][-1][1].text) and w.start - runs[-1][-1][1].end <= max_pause_s:
+            runs[-1].append((i, w))
+        else:
+            runs.append([(i, w)])
+    # 2. Each run into cues, preferring to break at phrase ends.
+    groups: list[list[tuple[int, Word]]] = []
+    for run in runs:
+        rest = run
+        while rest:
+            if _fits([w for _, w in rest]):
+                groups.append(rest)
+                break
+            longest = 1
+            while longest < len(rest) and _fits([w for _, w in rest[:longest + 1]]):
+                longest += 1
+            cut = next((k for k in range(longest, max(1, longest // 2) - 1, -1)
+                        if _ends_phrase(rest[k - 1][1].text)), longest)
+            if len(rest) - cut == 1 and cut > 1:  # never leave one word alone at the end of a sentence
+                cut -= 1
+            groups.append(rest[:cut])
+            rest = rest[cut:]
+    # 3. A lone word joins a neighbour that can take it (the nearer one in time first).
+    merged = True
+    while merged:
+        merged = False
+        for k, group in enumerate(groups):
+            if len(group) != 1 or len(groups) == 1:
+                continue
+            options = []
+            if k > 0:
+                options.append((group[0][1].start - groups[k - 1][-1][1].end, k - 1))
+            if k + 1 < len(groups):
+                options.append((groups[k + 1][0][1].start - group[0][1].end, k + 1))
+            for _gap, other in sorted(options):
+                joined = groups[other] + group if other < k else group + groups[other]
+                if _fits([w for _, w in joined], MAX_CUE_S + 1.0):
+                    groups[min(k, other)] = joined
+                    del groups[max(k, other)]
+                    merged = True
+                    break
+            if merged:
+                break
+    # 4. Times: at least MIN_CUE_S, never into the next cue.
+    cues = []
+    for k, group in enumerate(groups):
+        ws = tuple(w for _, w in group)
+        start = ws[0].start
+        end = max(max(w.end for w in ws), start)
+        following = groups[k + 1][0][1].start if k + 1 < len(groups) else None
+        end = max(end, start + MIN_CUE_S)
+        if following is not None and following > start:
+            end = min(end, following)
+        end = max(end, start + 0.001)
+        cues.append(SubtitleCue(ws, group[0][0], group[-1][0] + 1, start, end,
+                                tuple(wrap_lines([w.text.strip() for w in ws]))))
+    return cues

@@ -45,4 +45,4 @@ elapsed=$(( $(date +%s) - started ))
 echo "== built $APP in ${elapsed} s"
 echo "bundle size: $(du -sh "$APP" | cut -f1)"
 echo "largest items:"
-du -sh "$APP"/_internal/* "$APP/whisperflow" | sort -rh | head -15
+du -sh "$APP"/_internal/* "$APP/whisperflow" | sort -rh | head -15 || true  # head closing the pipe is no failure

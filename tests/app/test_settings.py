@@ -1,10 +1,14 @@
 """Settings made in the settings pane and the caption window persist across restarts."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from engine.errors import DiskFullError
+
 from app.main import WhisperFlowApp
-from app.settings import AppSettings, load_settings, settings_path
+from app.settings import SETTINGS_FILE, AppSettings, load_settings, save_settings, settings_path
 
 
 @pytest.fixture()
@@ -27,7 +31,8 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     dialog = wf.window.open_settings()
     dialog.step_spin.setValue(1.5)
     dialog.beam_spin.setValue(3)
-    dialog.toggles["hush"].setChecked(False)
+    assert not dialog.toggles["hush"].isChecked()  # `flow` keeps the hush word off
+    dialog.toggles["hush"].setChecked(True)
     dialog.toggles["pipeline"].setChecked(False)
     dialog.font_spin.setValue(30)
     dialog.lines_spin.setValue(3)
@@ -39,8 +44,8 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     wf.window.quit()
 
     again = make_app().settings
-    assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, False, False)
-    assert again.beam_pruning is True  # untouched: still the default
+    assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, True, False)
+    assert again.beam_pruning is None and again.effective().beam_pruning is True  # untouched: the policy decides
     caption = again.caption
     assert (caption.font_size, caption.lines, caption.opacity, caption.hide_after_s, caption.show_latency) == \
         (30, 3, 0.55, 12.0, True)
@@ -55,6 +60,37 @@ def test_the_caption_window_menu_changes_are_saved_and_shown_in_settings(qtbot, 
     next(a for a in lines.actions() if a.text() == "4").trigger()
     assert dialog.lines_spin.value() == 4
     qtbot.waitUntil(lambda: settings_path().exists() and load_settings().caption.lines == 4, timeout=3000)
+
+
+def test_default_settings_stream_exactly_as_the_flow_policy(isolated_dirs):
+    from engine.model.store import DEFAULT_MODEL
+    from engine.stream.config import POLICIES, StreamConfig
+
+    settings = AppSettings()
+    flow = StreamConfig(policy="flow", model=DEFAULT_MODEL).resolved()
+    assert settings.stream_config().resolved() == flow
+    assert settings.effective().hush is POLICIES["flow"]["hush"] is False  # the hush word stays off, as in `flow`
+    save_settings(settings)
+    assert json.loads(settings_path().read_text()) == {}  # nothing changed, nothing stored
+    settings.beam_size = 2
+    settings.caption.lines = 3
+    save_settings(settings)
+    assert json.loads(settings_path().read_text()) == {"beam_size": 2, "caption": {"lines": 3}}
+    again = load_settings()
+    assert again.stream_config().resolved() == StreamConfig(policy="flow", model=DEFAULT_MODEL, beam_size=2).resolved()
+
+
+def test_settings_are_written_with_the_engines_atomic_write(isolated_dirs, monkeypatch):
+    import app.settings as module
+    from engine.runtime import safe_write
+
+    assert module.write_file_atomic is safe_write.write_file_atomic
+    settings_path().write_text('{"beam_size": 3}')
+    monkeypatch.setattr(safe_write.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(28, "No space left")))
+    with pytest.raises(DiskFullError):
+        save_settings(AppSettings(beam_size=1))
+    assert load_settings().beam_size == 3  # the old file is intact
+    assert [p.name for p in settings_path().parent.iterdir()] == [SETTINGS_FILE]  # no temporary file left
 
 
 def test_a_damaged_settings_file_gives_defaults(isolated_dirs):

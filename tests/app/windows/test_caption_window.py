@@ -117,3 +117,20 @@ def test_context_menu_changes_appearance_and_latency_readout(qtbot, window):
     window.show_update(update(["word"], emitted=1.7))  # the word ended at 0.3 s, confirmed at 1.7 s
     assert window.latency_text() == "latency 1.4 s"
     assert not window.grab().isNull()
+
+
+def test_the_caption_window_starts_at_the_bottom_centre_of_the_main_windows_screen(qtbot):
+    from app.settings import CaptionStyle
+    from app.windows.caption_window import CaptionWindow
+
+    window = CaptionWindow(CaptionStyle())
+    qtbot.addWidget(window)
+    screen = window.screen()
+    window.place_default(screen)
+    area, g = screen.availableGeometry(), window.geometry()
+    assert abs((g.x() + g.width() / 2) - (area.x() + area.width() / 2)) <= 1  # centred
+    assert area.contains(g) and area.bottom() - g.bottom() <= max(12, area.height() // 40) + 1  # just above the dock
+    moved = CaptionWindow(CaptionStyle(geometry=[10, 20, 400, 90]))
+    qtbot.addWidget(moved)
+    moved.place_default(screen)
+    assert moved.geometry().topLeft().toTuple() == (10, 20)  # a place the person chose is kept

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QWizard
 
+from engine.stream.profiles import Allocation
+
 from app.main import WhisperFlowApp
 from app.settings import load_settings
 from testdata import DATA
@@ -42,18 +44,33 @@ def test_the_wizard_runs_to_the_end(qtbot, first_start):
 
     wizard.next()
     panel = wizard.calibration.panel
-    assert panel.start_button.isEnabled() and "not calibrated" in panel.summary.text()
+    assert panel.start_button.isEnabled() and "not yet measured" in panel.summary.text()
     panel.start_button.click()
     assert not wizard.calibration.isComplete()  # no leaving while it measures
     panel.cancel_button.click()
     qtbot.waitUntil(lambda: not panel.running(), timeout=120000)
     assert "cancelled" in panel.status.text() and wizard.calibration.isComplete()
+    assert wizard.button(QWizard.NextButton).isEnabled()
+
+    # a calibration that runs to the end enables Next (one allocation, to keep the test short)
+    panel.allocations = [Allocation(False, 2)]
+    panel.start_button.click()
+    assert not wizard.button(QWizard.NextButton).isEnabled()
+    with qtbot.waitSignal(panel.calibrated, timeout=180000):
+        pass
+    assert not panel.running() and wizard.calibration.isComplete()
+    assert wizard.button(QWizard.NextButton).isEnabled()
+    assert "Speed setting found for this computer" in panel.summary.text() and "BLAS" not in panel.summary.text()
+    assert panel.details_button.isVisible() and not panel.table.isVisible()  # the numbers wait behind "Show details"
+    panel.details_button.click()
+    assert panel.table.isVisible() and panel.table.rowCount() == 1
 
     wizard.next()
     wizard.preview.font_spin.setValue(34)
     assert wizard.preview.preview.caption_style.font_size == 34
     wizard.next()
     assert wizard.currentPage() is wizard.done_page
+    assert not wizard.button(QWizard.CancelButton).isVisible()  # no "Skip setup" on the last page
     with qtbot.waitSignal(wizard.finished, timeout=5000):
         wizard.button(QWizard.FinishButton).click()
 

@@ -2,6 +2,8 @@
 import html
 import json
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 import srt
@@ -10,7 +12,7 @@ import webvtt
 from engine.audio.files import load_audio
 from engine.errors import WhisperFlowError
 from engine.session.exporters import FORMATS, export, format_for_path, render, short_clock
-from engine.session.transcript import LINE_LIMITS, SUBTITLE_LIMITS, CueLimits, Transcript, group_cues
+from engine.session.transcript import LINE_LIMITS, SUBTITLE_LIMITS, CueLimits, Transcript, group_cues, subtitle_cues
 from engine.session.words import Word
 from testdata import DATA
 
@@ -59,7 +61,7 @@ def real_transcript(tiny_model) -> Transcript:
 
 def assert_cues(got: list[tuple[float, float, str]], transcript: Transcript) -> None:
     """Parsed (start, end, text) cues equal the transcript's subtitle cues, times to the millisecond."""
-    cues = group_cues(transcript.words, SUBTITLE_LIMITS)
+    cues = subtitle_cues(transcript.words)
     assert [text for _, _, text in got] == [c.text for c in cues]
     times = [t for start, end, _ in got for t in (start, end)]
     assert times == pytest.approx([t for c in cues for t in (c.start, c.end)], abs=1.5e-3)
@@ -70,7 +72,7 @@ def test_every_format_written_and_parsed_back(real_transcript, tmp_path):
     assert "printing" in t.text.lower() and "surpassed" in t.text.lower()
     paths = {fmt: export(t, tmp_path / f"session.{fmt}") for fmt in FORMATS}
     assert all(p.stat().st_size > 0 for p in paths.values())
-    assert len(group_cues(t.words, SUBTITLE_LIMITS)) >= 2
+    assert len(subtitle_cues(t.words)) >= 2
 
     subs = list(srt.parse(paths["srt"].read_text(encoding="utf-8")))
     assert_cues([(s.start.total_seconds(), s.end.total_seconds(), s.content) for s in subs], t)
@@ -157,3 +159,57 @@ def test_export_replaces_a_file_whole_and_leaves_no_temporary(tmp_path):
     assert list(srt.parse((tmp_path / "empty.srt").read_text())) == []
     assert webvtt.read(str(tmp_path / "empty.vtt")).captions == []
     assert json.loads((tmp_path / "empty.json").read_text())["words"] == []
+
+
+def assert_subtitle_rules(cues, words) -> None:
+    """At most 2 lines of at most 42 characters; no one-word cue; on screen at least 1 s (or until the next cue);
+    every word once, in order; no overlaps."""
+    assert [i for c in cues for i in range(c.first, c.stop)] == [i for i, w in enumerate(words) if w.text.strip()]
+    for k, cue in enumerate(cues):
+        assert 1 <= len(cue.lines) <= 2 and all(len(line) <= 42 for line in cue.lines), cue.lines
+        assert len(cue.words) >= 2 or len(cues) == 1, f"orphan cue {cue.text!r}"
+        following = cues[k + 1].start if k + 1 < len(cues) else None
+        assert cue.end - cue.start >= 1.0 - 1e-9 or (following is not None and cue.end == following), cue
+        assert following is None or cue.end <= following + 1e-9
+
+
+def test_subtitle_rules_on_a_real_session(tiny_model, tmp_path):
+    """A real captioned session (four LJ Speech sentences streamed through the engine) as SRT and VTT."""
+    from engine.audio.sources import FileSource
+    from engine.stream.config import StreamConfig, build_processor
+    from engine.stream.runner import run_stream
+
+    from engine.runtime.paths import SAMPLE_AUDIO
+
+    clips = [SAMPLE_AUDIO, DATA / "LJ001-0008.wav", DATA / "LJ001-0009.wav", DATA / "LJ001-0013.wav"]
+    audio = np.concatenate([np.concatenate([load_audio(c), np.zeros(8000, np.float32)]) for c in clips])
+    path = tmp_path / "session.wav"
+    import soundfile as sf
+
+    sf.write(path, audio, 16000)
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", beam_size=1, pipeline=False))
+    words = []
+    run_stream(processor, FileSource(path), pace="fast", on_update=lambda u: words.extend(u.confirmed))
+    assert len(words) > 30
+    t = Transcript("s", "2025-03-14T09:30:05+01:00", "mic", "tiny.en", words)
+    cues = subtitle_cues(t.words)
+    assert_subtitle_rules(cues, t.words)
+    assert any(len(c.lines) == 2 for c in cues)  # long sentences use the second line
+    subs = list(srt.parse(export(t, tmp_path / "s.srt").read_text(encoding="utf-8")))
+    assert [s.content for s in subs] == [c.text for c in cues]
+    assert all(s.end - s.start >= timedelta(milliseconds=999) or s.end == n.start for s, n in zip(subs, subs[1:]))
+    vtt = webvtt.read(str(export(t, tmp_path / "s.vtt")))
+    assert [c.text for c in vtt] == [c.text for c in cues]
+    assert " ".join(c.text for c in vtt).split() == [w.text for w in t.words]
+
+
+def test_subtitle_cues_split_long_sentences_at_phrase_ends_and_keep_no_orphans():
+    words = words_at([("When", 0, .2), ("the", .2, .3), ("bench", .3, .6), ("ran,", .6, .9), ("every", 1, 1.2),
+                      ("allocation", 1.2, 1.7), ("was", 1.7, 1.8), ("measured", 1.8, 2.2), ("twice", 2.2, 2.5),
+                      ("on", 2.5, 2.6), ("the", 2.6, 2.7), ("sample", 2.7, 3.0), ("recording,", 3.0, 3.5),
+                      ("and", 3.6, 3.7), ("the", 3.7, 3.8), ("fastest", 3.8, 4.2), ("one", 4.2, 4.4),
+                      ("won.", 4.4, 4.6), ("Yes.", 4.62, 4.64), ("Then", 9.0, 9.02)])
+    cues = subtitle_cues(words)
+    assert_subtitle_rules(cues, words)
+    assert cues[0].lines[-1].endswith("recording,") or cues[0].lines[0].endswith("ran,")
+    assert all(c.text.split()[-1] != "Then" or len(c.words) > 1 for c in cues)

@@ -1,0 +1,185 @@
+"""Every menu action and shortcut of the main window, fired as Qt fires it: the real QAction's trigger()
+(which passes `checked` to the slot, the way Tools ▸ Settings… once broke)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog
+
+from app.main import WhisperFlowApp
+from app.windows.about_dialog import AboutDialog
+from app.windows.sessions_dialog import SessionsDialog
+from testdata import DATA
+
+CLIP = DATA / "LJ001-0009.wav"
+
+MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q, Ctrl+F / Cmd+F)
+    "File/Export transcript…": "Ctrl+E",
+    "File/Export selection…": "Ctrl+Shift+E",
+    "File/Past sessions…": "Ctrl+H",
+    "File/Quit": QKeySequence.Quit,
+    "Captions/Start": "Ctrl+Return",
+    "Captions/Show caption window": "Ctrl+Shift+C",
+    "Captions/Find in transcript": QKeySequence.Find,
+    "Tools/Settings…": "Ctrl+,",
+    "Tools/Setup wizard…": None,
+    "Help/About WhisperFlow": None,
+}
+
+
+@pytest.fixture()
+def wf(qtbot, isolated_dirs, tiny_model):
+    app = WhisperFlowApp(preloaded=(tiny_model,))
+    app.settings.first_run_done = True
+    app.settings.beam_size = 1  # quick sessions
+    qtbot.addWidget(app.window)
+    app.start()
+    qtbot.waitExposed(app.window)
+    yield app
+    app.window.quit()
+
+
+def _shown(wf, cls):
+    return [w for w in wf.window.findChildren(cls) if w.isVisible()]
+
+
+def test_the_menus_have_exactly_these_actions_and_shortcuts(wf):
+    actions = wf.window.menu_actions()
+    assert set(actions) == set(MENU)
+    for path, shortcut in MENU.items():
+        expected = QKeySequence(shortcut) if shortcut is not None else QKeySequence()
+        assert actions[path].shortcut() == expected, path
+
+
+def test_settings_action_and_ctrl_comma_open_settings(qtbot, wf):
+    action = wf.window.menu_actions()["Tools/Settings…"]
+    assert action.shortcut().toString() == "Ctrl+,"
+    action.trigger()
+    dialog = wf.window.settings_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Transcription"
+
+
+def test_setup_wizard_action_opens_the_wizard(qtbot, wf):
+    wf.window.menu_actions()["Tools/Setup wizard…"].trigger()
+    assert wf.wizard is not None and wf.wizard.isVisible()
+    wf.wizard.reject()
+
+
+def test_about_action_shows_version_model_and_licences(qtbot, wf):
+    wf.window.menu_actions()["Help/About WhisperFlow"].trigger()
+    dialogs = _shown(wf, AboutDialog)
+    assert len(dialogs) == 1
+    text = dialogs[0].text.text()
+    assert "WhisperFlow" in text and "tiny.en" in text and "LJ Speech" in text and "MIT" in text
+    dialogs[0].close()
+
+
+def test_past_sessions_action_opens_the_list(qtbot, wf):
+    wf.window.menu_actions()["File/Past sessions…"].trigger()
+    dialogs = _shown(wf, SessionsDialog)
+    assert len(dialogs) == 1
+    dialogs[0].close()
+
+
+def test_show_caption_window_action_toggles_the_captions(qtbot, wf):
+    action = wf.window.menu_actions()["Captions/Show caption window"]
+    assert action.isChecked() and wf.window.captions.enabled
+    action.trigger()
+    assert not action.isChecked() and not wf.window.captions.enabled
+    action.trigger()
+    assert action.isChecked() and wf.window.captions.enabled
+
+
+def test_find_action_focuses_the_search_box(qtbot, wf):
+    wf.window.activateWindow()
+    wf.window.menu_actions()["Captions/Find in transcript"].trigger()
+    qtbot.waitUntil(wf.window.transcript.search.hasFocus, timeout=3000)
+
+
+def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbot, wf, tmp_path):
+    window = wf.window
+    window.source_picker.choose_file(str(CLIP))
+    start = window.menu_actions()["Captions/Start"]
+    start.trigger()
+    qtbot.waitUntil(lambda: window.controller.state == "running", timeout=30000)
+    assert start.text().replace("&", "") == "Stop"
+    qtbot.waitUntil(lambda: bool(window.transcript.words()), timeout=60000)
+    if window.controller.state == "running":
+        start.trigger()  # Stop (a short file may also end by itself)
+    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
+    assert start.text().replace("&", "") == "Start"
+
+    # File ▸ Export transcript…: the save dialog suggests "WhisperFlow <session start>" in the home folder
+    window.menu_actions()["File/Export transcript…"].trigger()
+    dialog = window.findChild(QFileDialog)
+    assert dialog is not None and dialog.isVisible()
+    name = Path(dialog.selectedFiles()[0]).name
+    assert name.startswith("WhisperFlow 20") and name == window.suggested_export_path().name
+    assert window.meta.session_id not in name
+    dialog.selectNameFilter(next(f for f in dialog.nameFilters() if "*.srt" in f))
+    target = tmp_path / "exports"
+    target.mkdir()
+    dialog.selectFile(str(target / "talk.srt"))
+    dialog.accept()
+    assert (target / "talk.srt").read_text().startswith("1\n")
+    # ... and the next export opens in that folder
+    assert window.suggested_export_path().parent == target
+
+    # File ▸ Export selection…: the selected line only
+    window.transcript.list.item(0).setSelected(True)
+    window.menu_actions()["File/Export selection…"].trigger()
+    dialog = [d for d in window.findChildren(QFileDialog) if d.isVisible()][-1]
+    assert Path(dialog.directory().absolutePath()) == target
+    dialog.selectNameFilter(next(f for f in dialog.nameFilters() if "*.txt" in f))
+    dialog.selectFile(str(target / "part.txt"))
+    dialog.accept()
+    assert (target / "part.txt").read_text().split() == [w.text for w in window.transcript.lines[0].words]
+
+
+def test_quit_action_closes_the_app(qtbot, wf):
+    with qtbot.waitSignal(wf.window.closed, timeout=10000):
+        wf.window.menu_actions()["File/Quit"].trigger()
+    assert not wf.window.isVisible()
+
+
+def _by_text(menu) -> dict:
+    return {a.text(): a for a in menu.actions() if not a.isSeparator() and a.text()}
+
+
+def test_tray_menu_actions(qtbot, wf):
+    window = wf.window
+    actions = _by_text(window.tray.menu)
+    assert set(actions) == {"Start captions", "Show caption window", "Open WhisperFlow", "Quit"}
+    actions["Show caption window"].trigger()
+    assert not window.captions.enabled and not window.show_captions_action.isChecked()
+    actions["Show caption window"].trigger()
+    assert window.captions.enabled
+    window.hide()
+    actions["Open WhisperFlow"].trigger()
+    assert window.isVisible()
+    window.source_picker.choose_file(str(CLIP))
+    actions["Start captions"].trigger()
+    qtbot.waitUntil(lambda: window.controller.state in ("running", "idle") and window.controller.state != "preparing",
+                    timeout=30000)
+    if window.controller.state == "running":
+        actions["Start captions"].trigger()  # its text is now "Stop captions"
+    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
+    with qtbot.waitSignal(window.closed, timeout=10000):
+        actions["Quit"].trigger()
+
+
+def test_caption_window_menu_actions(qtbot, wf):
+    captions = wf.window.captions
+    actions = _by_text(captions.build_menu())
+    assert {"Font size", "Lines", "Opacity", "Hide after silence", "Text colour…", "Background colour…",
+            "Show latency", "Settings…", "Hide captions"} <= set(actions)
+    actions["Show latency"].trigger()
+    assert captions.caption_style.show_latency
+    actions["Settings…"].trigger()
+    dialog = wf.window.settings_dialog
+    assert dialog.isVisible() and dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Captions"
+    actions["Hide captions"].trigger()
+    assert not captions.enabled and not wf.window.show_captions_action.isChecked()
