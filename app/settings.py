@@ -13,7 +13,8 @@ from pathlib import Path
 from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
 from engine.runtime.safe_write import write_file_atomic
-from engine.stream.config import StreamConfig
+from engine.errors import SettingsError
+from engine.stream.config import StreamConfig, check_setting
 
 SETTINGS_FILE = "settings.json"
 APP_POLICY = "flow"
@@ -90,13 +91,25 @@ def overrides(settings: AppSettings) -> dict:
     return out
 
 
+def _in_range(data: dict) -> dict:
+    """The saved values without those outside their allowed range (the policy decides those again)."""
+    kept = {}
+    for key, value in data.items():
+        try:
+            check_setting(key, value)
+        except SettingsError:
+            continue
+        kept[key] = value
+    return kept
+
+
 def load_settings(path: Path | None = None) -> AppSettings:
     """The saved settings, or defaults when there are none or the file is unreadable."""
     path = path or settings_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         caption = CaptionStyle(**_known(CaptionStyle, data.pop("caption", {}) or {}))
-        return AppSettings(caption=caption, **_known(AppSettings, data))
+        return AppSettings(caption=caption, **_in_range(_known(AppSettings, data)))
     except (OSError, ValueError, TypeError, AttributeError):
         return AppSettings()
 

@@ -21,9 +21,10 @@ from engine.audio.files import load_audio
 from engine.stream.round import Transcriber
 from engine.scoring.align import align
 from tools.bench.manifest import find_default_manifest, load_manifest, select
-from engine.scoring.wer import normalize_text, wer_counts
+from engine.scoring.wer import corpus_wer, normalize_text
 from tools.bench.textgrid import read_textgrid_words
 from engine.runtime.blas import loaded_blas
+from engine.runtime.paths import SAMPLE_AUDIO
 from engine.decoder.session import make_session
 from engine.decoder.options import DecodeOptions
 from engine.encoder.input import Padding
@@ -31,7 +32,6 @@ from engine.model.store import PACKAGED
 from engine.model.whisper_model import load_model
 from engine.decoder.word_timing import decoded_alignment, find_alignment
 
-SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "sample.wav"
 COLUMNS = ("decoder", "greedy step ms", "beam-5 step ms", "verify 30 ms", "word timing ms", "WER %", "word-end err s")
 
 
@@ -125,8 +125,7 @@ def ctranslate2_row(features_audio: np.ndarray, clips, mfa, repeats: int) -> lis
 
 
 def _wer(pairs: list[tuple[str, str]]) -> float:
-    counts = [wer_counts(ref, hyp) for ref, hyp in pairs]
-    return 100 * sum(c.errors for c in counts) / max(1, sum(c.reference_words for c in counts))
+    return 100 * corpus_wer([ref for ref, _ in pairs], [hyp for _, hyp in pairs])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     clips = [(e.reference, load_audio(e.path)) for e in short[: args.clips]]
     mfa = [(load_audio(e.path), [(w.text, w.end) for w in read_textgrid_words(e.textgrid)]) for e in short if e.textgrid]
     loaded = load_model(args.model)
-    audio = np.tile(load_audio(SAMPLE), 4)[:160000]
+    audio = np.tile(load_audio(SAMPLE_AUDIO), 4)[:160000]
     features = Transcriber(loaded, padding=Padding("none")).encode(audio).features
     print(f"decoder of {loaded.name}, {loaded_blas()}; {len(clips)} short clips, {len(mfa)} MFA clips; "
           f"best of {args.repeats}")

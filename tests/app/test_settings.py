@@ -99,3 +99,12 @@ def test_a_damaged_settings_file_gives_defaults(isolated_dirs):
     settings_path().write_text('{"beam_size": 2, "from_a_newer_version": 1, "caption": {"lines": 1}}')
     loaded = load_settings()
     assert loaded.beam_size == 2 and loaded.caption.lines == 1 and loaded.caption.font_size == 22
+
+
+def test_values_out_of_range_are_dropped_and_the_rest_kept(isolated_dirs):
+    settings_path().write_text('{"min_chunk_s": -1, "beam_size": 0, "buffer_trimming_s": "x", "hush": true, '
+                               '"caption": {"lines": 1}}')
+    loaded = load_settings()
+    assert (loaded.min_chunk_s, loaded.beam_size) == (None, None)  # the policy decides them again
+    assert loaded.hush is True and loaded.caption.lines == 1
+    loaded.stream_config().resolved()  # and the stream they describe is valid
