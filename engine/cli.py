@@ -19,7 +19,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
     p.add_argument("--policy", default="baseline", choices=sorted(POLICIES))
     p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
-    p.add_argument("--pace", default="realtime", choices=PACES)
+    p.add_argument("--pace", default="realtime", type=_pace, metavar="|".join(PACES) + "|replay:RUN.jsonl",
+                   help="how audio reaches the rounds; replay:RUN.jsonl repeats a recorded run's rounds exactly")
     p.add_argument("--min-chunk", type=float, default=1.0, metavar="S", help="new audio per round (s)")
     p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
     p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
@@ -27,6 +28,15 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
                    help="accept text re-read from the last round in one teacher-forced pass")
     p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
+
+
+def _pace(value: str) -> str:
+    from .replay import is_replay
+    from .stream_config import PACES
+
+    if value in PACES or (is_replay(value) and len(value) > len("replay:")):
+        return value
+    raise argparse.ArgumentTypeError(f"choose one of {', '.join(PACES)} or replay:RUN.jsonl")
 
 
 def _config_from(args):
@@ -70,7 +80,7 @@ class _CaptionPrinter:
 
 
 def cmd_stream(args) -> int:
-    from .events import JsonlWriter, done_record, word_record
+    from .events import JsonlWriter, done_record, dropped_record, round_record, word_record
     from .sources import FileSource, MicrophoneSource, PacedFileSource
     from .stream_config import build_processor
     from .stream_runner import run_stream
@@ -98,6 +108,10 @@ def cmd_stream(args) -> int:
         def on_update(update) -> None:
             captions(update)
             if writer:
+                if update.round:
+                    writer.write(round_record(update.round, update if args.debug_rounds else None))
+                for d in update.dropped:
+                    writer.write(dropped_record(d))
                 for w in update.confirmed:
                     writer.write(word_record(w))
 
@@ -213,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("audio", nargs="?", help="audio file (wav, flac, ogg, mp3)")
     p.add_argument("--device", help="input device name or index instead of a file")
     p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
-    p.add_argument("--jsonl", metavar="OUT", help="write word and done events as JSON lines ('-' for stdout)")
+    p.add_argument("--jsonl", metavar="OUT", help="write round, word and done events as JSON lines ('-' for stdout)")
+    p.add_argument("--debug-rounds", action="store_true", help="round events also carry the round's hypothesis")
     _add_stream_flags(p)
     p.set_defaults(func=cmd_stream)
     p = sub.add_parser("transcribe", help="offline whole-file transcription with word timestamps")

@@ -55,7 +55,7 @@ class PipelinedProcessor(OnlineProcessor):
     def process_iter(self) -> list[Word]:
         if not len(self.audio_buffer):
             return []
-        forced = self._make_room()
+        forced = self._begin_round()
         return forced + self._step(self.audio_buffer.copy())
 
     def _step(self, snapshot: np.ndarray | None) -> list[Word]:

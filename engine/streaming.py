@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .asr import RoundResult, Transcriber, Word
+from .events import DroppedEvent
 from .local_agreement import HypothesisBuffer
 
 SAMPLE_RATE = 16000
@@ -26,6 +27,7 @@ class LoopStats:
     beam_steps: int = 0
     beam_sum: int = 0
     reduced_steps: int = 0
+    forced: int = 0  # words confirmed without two rounds agreeing
     round_times: list[float] = field(default_factory=list)
 
     def add(self, r: RoundResult, full_beam: int) -> None:
@@ -63,6 +65,8 @@ class OnlineProcessor:
         self.hypothesis = HypothesisBuffer()
         self.committed: list[Word] = []
         self.last_tokens: list[int] | None = None
+        self.round_start = 0.0  # where the buffer of the latest round began (stream seconds)
+        self.dropped: list[DroppedEvent] = []  # audio cut without confirmed words, not yet reported
 
     @property
     def buffer_s(self) -> float:
@@ -88,9 +92,15 @@ class OnlineProcessor:
         """Run one round on the current buffer; return the newly confirmed words."""
         if not len(self.audio_buffer):
             return []
-        forced = self._make_room()
+        forced = self._begin_round()
         result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
         return forced + self._apply(result, self.buffer_offset)
+
+    def _begin_round(self) -> list[Word]:
+        """Make room in the buffer and note where this round's audio starts; returns forced words."""
+        forced = self._make_room()
+        self.round_start = self.buffer_offset
+        return forced
 
     def _apply(self, result: RoundResult, offset: float) -> list[Word]:
         """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
