@@ -143,15 +143,22 @@ class OnlineProcessor:
             self._chunk_at(cut)
 
     def _make_room(self) -> list[Word]:
-        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long,
-        confirm the unconfirmed words of the oldest audio and cut after them; returns those words."""
+        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long, confirm
+        the plausible unconfirmed words of the oldest audio and cut after the last confirmed word, so the rest
+        is decoded again; only if that still leaves no room, drop audio (reported in self.dropped)."""
         if self.buffer_s <= self.transcriber.max_buffer_s:
             return []
-        target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
+        end = self.buffer_offset + self.buffer_s
+        target = end - self.buffer_trimming_s
         forced = self.hypothesis.confirm_until(target)
         self.committed.extend(forced)
-        cut = self.committed[-1].end if self.committed else 0.0
-        self._chunk_at(cut if cut > self.buffer_offset else target)
+        self.stats.forced += len(forced)
+        cut = max(self.committed[-1].end if self.committed else 0.0, self.buffer_offset)
+        if cut < end - self.transcriber.max_buffer_s:
+            self.dropped.append(DroppedEvent(cut, target, "buffer full without a confirmed word to cut at"))
+            cut = target
+        if cut > self.buffer_offset:
+            self._chunk_at(cut)
         return forced
 
     def _chunk_at(self, time: float) -> None:
