@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from .words import Word
 
-MAX_FORCED_WORD_S = 2.0  # a word stretched longer than this, or at lower probability, is not confirmed
-MIN_FORCED_PROBABILITY = 0.05  # without agreement: it is a timestamp collapse over audio the round skipped
+# Without agreement a word is not confirmed if it is stretched over seconds, nearly improbable, or starts
+# seconds after the previous word: the signs of a round whose few words were spread over audio it skipped.
+MAX_FORCED_WORD_S = 2.0
+MIN_FORCED_PROBABILITY = 0.05
+MAX_FORCED_GAP_S = 3.0
 
 
 def same_word(a: str, b: str) -> bool:
@@ -26,9 +29,10 @@ def agreed(a: list[Word], b: list[Word]) -> int:
     return n
 
 
-def plausible(w: Word) -> bool:
-    """Whether a word may be confirmed without agreement (not seconds long at near-zero probability)."""
-    return w.end - w.start <= MAX_FORCED_WORD_S and w.probability >= MIN_FORCED_PROBABILITY
+def plausible(w: Word, previous_end: float) -> bool:
+    """Whether a word that follows previous_end may be confirmed without agreement."""
+    return (w.end - w.start <= MAX_FORCED_WORD_S and w.probability >= MIN_FORCED_PROBABILITY
+            and w.start - previous_end <= MAX_FORCED_GAP_S)
 
 
 class HypothesisBuffer:
@@ -72,11 +76,12 @@ class HypothesisBuffer:
         while self.committed_in_buffer and self.committed_in_buffer[0].end <= time:
             self.committed_in_buffer.pop(0)
 
-    def confirm_until(self, time: float) -> list[Word]:
+    def confirm_until(self, time: float, since: float) -> list[Word]:
         """Confirm the leading unconfirmed words that end by time, up to the first implausible one
-        (the buffer must move on without agreement)."""
-        n = 0
-        while n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n]):
+        (the buffer, which starts at since, must move on without agreement)."""
+        n, previous_end = 0, max(self.last_committed_time, since)
+        while n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end):
+            previous_end = self.buffer[n].end
             n += 1
         forced, self.buffer = self.buffer[:n], self.buffer[n:]
         self._confirm(forced)

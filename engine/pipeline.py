@@ -56,7 +56,7 @@ class PipelinedProcessor(OnlineProcessor):
         if not len(self.audio_buffer):
             return []
         forced = self._begin_round()
-        return forced + self._step(self.audio_buffer.copy())
+        return forced + self._step(self.window().copy())
 
     def _step(self, snapshot: np.ndarray | None) -> list[Word]:
         """Decode the pending round while the accelerator encodes snapshot (if any)."""
@@ -86,9 +86,8 @@ class PipelinedProcessor(OnlineProcessor):
         with mx.stream(mx.gpu if self.cpu_device == "gpu" and mx.metal.is_available() else mx.cpu):
             return run_steps(steps)
 
-    def finish(self) -> list[Word]:
-        confirmed = self._step(None)
-        return confirmed + super().finish()
+    def _drain(self) -> list[Word]:
+        return self._step(None)
 
     def close(self) -> None:
         self.accelerator.close()

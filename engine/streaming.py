@@ -13,6 +13,8 @@ from .events import DroppedEvent
 from .local_agreement import HypothesisBuffer
 
 SAMPLE_RATE = 16000
+ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
+# tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
 
 
 @dataclass
@@ -72,6 +74,15 @@ class OnlineProcessor:
     def buffer_s(self) -> float:
         return len(self.audio_buffer) / SAMPLE_RATE
 
+    @property
+    def window_s(self) -> float:
+        """The most audio one round decodes; the buffer is cut before it holds more."""
+        return self.transcriber.max_buffer_s - ROOM_S
+
+    def window(self) -> np.ndarray:
+        """The audio of the round: the buffer, up to window_s (more waits for the next rounds)."""
+        return self.audio_buffer[: int(self.window_s * SAMPLE_RATE)]
+
     def insert_audio_chunk(self, audio: np.ndarray) -> None:
         self.audio_buffer = np.concatenate([self.audio_buffer, audio.astype(np.float32)])
 
@@ -93,7 +104,7 @@ class OnlineProcessor:
         if not len(self.audio_buffer):
             return []
         forced = self._begin_round()
-        result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
+        result = self.transcriber.transcribe(self.window(), self.prompt(), self.last_tokens)
         return forced + self._apply(result, self.buffer_offset)
 
     def _begin_round(self) -> list[Word]:
@@ -121,13 +132,21 @@ class OnlineProcessor:
         """Release what the processor holds (threads, for the pipelined one)."""
 
     def finish(self) -> list[Word]:
-        """Flush the unconfirmed tail at the end of the stream."""
+        """At the end of the stream: decode what no round has seen yet, then flush the unconfirmed tail."""
+        words = self._drain()
+        while self.buffer_s > self.window_s:
+            words += self.process_iter()
+        words += self._drain()
         rest = self.hypothesis.tentative()
         self.committed.extend(rest)
         self.hypothesis.buffer = []
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)
-        return rest
+        return words + rest
+
+    def _drain(self) -> list[Word]:
+        """Apply rounds still in flight (none in the serial loop)."""
+        return []
 
     def _trim_at_completed_segment(self, result: RoundResult, offset: float) -> None:
         """Cut the buffer at the end of the last segment that ends before the last confirmed word."""
@@ -143,22 +162,22 @@ class OnlineProcessor:
             self._chunk_at(cut)
 
     def _make_room(self) -> list[Word]:
-        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long, confirm
-        the plausible unconfirmed words of the oldest audio and cut after the last confirmed word, so the rest
-        is decoded again; only if that still leaves no room, drop audio (reported in self.dropped)."""
-        if self.buffer_s <= self.transcriber.max_buffer_s:
+        """Keep the buffer within a round's window. When rounds have not agreed for that long, confirm the
+        plausible unconfirmed words of the oldest audio and cut after the last confirmed word, so the rest
+        is decoded again; only past the encoder's limit with no word to cut at, drop audio (in self.dropped)."""
+        if self.buffer_s <= self.window_s:
             return []
-        end = self.buffer_offset + self.buffer_s
-        target = end - self.buffer_trimming_s
-        forced = self.hypothesis.confirm_until(target)
+        target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
+        forced = self.hypothesis.confirm_until(target, self.buffer_offset)
         self.committed.extend(forced)
         self.stats.forced += len(forced)
-        cut = max(self.committed[-1].end if self.committed else 0.0, self.buffer_offset)
-        if cut < end - self.transcriber.max_buffer_s:
-            self.dropped.append(DroppedEvent(cut, target, "buffer full without a confirmed word to cut at"))
+        cut = self.committed[-1].end if self.committed else 0.0
+        if cut <= self.buffer_offset:
+            if self.buffer_s <= self.transcriber.max_buffer_s:
+                return forced  # nothing to cut at yet: the round decodes the window
+            self.dropped.append(DroppedEvent(self.buffer_offset, target, "buffer full without a word to cut at"))
             cut = target
-        if cut > self.buffer_offset:
-            self._chunk_at(cut)
+        self._chunk_at(cut)
         return forced
 
     def _chunk_at(self, time: float) -> None:
