@@ -87,6 +87,12 @@ class HypothesisBuffer:
         self._confirm(forced)
         return forced
 
+    def confirm_all(self) -> list[Word]:
+        """Confirm every unconfirmed word (the stream has ended)."""
+        words, self.buffer = self.buffer, []
+        self._confirm(words)
+        return words
+
     def tentative(self) -> list[Word]:
         """Words of the last round that are not confirmed yet."""
         return list(self.buffer)

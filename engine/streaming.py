@@ -15,6 +15,7 @@ from .local_agreement import HypothesisBuffer
 SAMPLE_RATE = 16000
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
+TAIL_S = 1.5  # at the end of the stream, audio after the last word that is decoded once more
 
 
 @dataclass
@@ -132,17 +133,24 @@ class OnlineProcessor:
         """Release what the processor holds (threads, for the pipelined one)."""
 
     def finish(self) -> list[Word]:
-        """At the end of the stream: decode what no round has seen yet, then flush the unconfirmed tail."""
+        """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
+        while the last round's words stop over TAIL_S before the end, decode the audio after them again."""
         words = self._drain()
         while self.buffer_s > self.window_s:
             words += self.process_iter()
         words += self._drain()
-        rest = self.hypothesis.tentative()
-        self.committed.extend(rest)
-        self.hypothesis.buffer = []
+        while True:
+            tail = self.hypothesis.confirm_all()
+            self.committed.extend(tail)
+            words += tail
+            end = self.buffer_offset + self.buffer_s
+            if not tail or end - tail[-1].end < TAIL_S:
+                break
+            self._chunk_at(tail[-1].end)
+            words += self.process_iter() + self._drain()
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)
-        return words + rest
+        return words
 
     def _drain(self) -> list[Word]:
         """Apply rounds still in flight (none in the serial loop)."""
