@@ -172,7 +172,8 @@ class OnlineProcessor:
     def _make_room(self) -> list[Word]:
         """Keep the buffer within a round's window. When rounds have not agreed for that long, confirm the
         plausible unconfirmed words of the oldest audio and cut after the last confirmed word, so the rest
-        is decoded again; only past the encoder's limit with no word to cut at, drop audio (in self.dropped)."""
+        is decoded again. With no word to cut at, the next rounds decode the same window until they agree;
+        only a window in which the last round heard no words at all is dropped (reported in self.dropped)."""
         if self.buffer_s <= self.window_s:
             return []
         target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
@@ -180,12 +181,12 @@ class OnlineProcessor:
         self.committed.extend(forced)
         self.stats.forced += len(forced)
         cut = self.committed[-1].end if self.committed else 0.0
-        if cut <= self.buffer_offset:
-            if self.buffer_s <= self.transcriber.max_buffer_s:
-                return forced  # nothing to cut at yet: the round decodes the window
-            self.dropped.append(DroppedEvent(self.buffer_offset, target, "buffer full without a word to cut at"))
-            cut = target
-        self._chunk_at(cut)
+        if cut > self.buffer_offset:
+            self._chunk_at(cut)
+        elif self.stats.rounds and self.round_start == self.buffer_offset and not self.hypothesis.tentative():
+            cut = min(target, self.buffer_offset + self.window_s)  # the last round heard no words there
+            self.dropped.append(DroppedEvent(self.buffer_offset, cut, "no words in a full window"))
+            self._chunk_at(cut)
         return forced
 
     def _chunk_at(self, time: float) -> None:

@@ -131,12 +131,14 @@ def test_forced_confirmation_stops_at_a_collapsed_word():
     assert late.confirm_until(90.0, 56.66) == []  # 20 s after the buffer's start: skipped audio before it
 
 
-def test_full_buffer_with_no_word_to_cut_at_reports_the_dropped_audio():
-    tr = ScriptedTranscriber([result([Segment(0.0, 25.0, "x", [], words(("late", 20.0, 29.0)))]),
-                              result([Segment(0.0, 15.0, "y", [], words(("soon", 5.0, 6.0)))])])
+def test_a_full_window_without_words_is_dropped_and_reported_but_unconfirmed_words_are_decoded_again():
+    late = result([Segment(0.0, 25.0, "x", [], words(("late", 20.0, 29.0)))])  # 9 s long: not forced
+    tr = ScriptedTranscriber([late, result([]), result([])])
     proc = OnlineProcessor(tr, buffer_trimming_s=15.0)
     proc.insert_audio_chunk(np.zeros(20 * SAMPLE_RATE, np.float32))
     proc.process_iter()
-    proc.insert_audio_chunk(np.zeros(12 * SAMPLE_RATE, np.float32))  # 32 s, nothing plausible to confirm
-    assert proc.process_iter() == []
+    proc.insert_audio_chunk(np.zeros(12 * SAMPLE_RATE, np.float32))  # 32 s
+    proc.process_iter()  # hears nothing this time
+    assert proc.dropped == [] and proc.buffer_offset == 0.0  # the same window was decoded again
+    assert proc.process_iter() == []  # the round before heard no words in that window
     assert [(d.start, d.end) for d in proc.dropped] == [(0.0, 17.0)] and proc.buffer_offset == 17.0
