@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("audio", nargs="?", help="audio file (wav, flac, ogg, mp3)")
     p.add_argument("--device", help="input device name or index instead of a file")
     p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
-    p.add_argument("--jsonl", metavar="OUT", help="write word and done events as JSON lines ('-' for stdout)")
+    p.add_argument("--jsonl", metavar="OUT", help="write round, word and done events as JSON lines ('-' for stdout)")
+    p.add_argument("--debug-rounds", action="store_true", help="round events also carry the round's hypothesis")
     _add_stream_flags(p)
     p.set_defaults(func=cmd_stream)
 
@@ -27,7 +28,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
     p.add_argument("--policy", default="baseline", choices=sorted(POLICIES))
     p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
-    p.add_argument("--pace", default="realtime", choices=PACES)
+    p.add_argument("--pace", default="realtime", type=_pace, metavar="|".join(PACES) + "|replay:RUN.jsonl",
+                   help="how audio reaches the rounds; replay:RUN.jsonl repeats a recorded run's rounds exactly")
     p.add_argument("--min-chunk", type=float, default=1.0, metavar="S", help="new audio per round (s)")
     p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
     p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
@@ -39,6 +41,15 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
 
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
                "policy": "--policy"}
+
+
+def _pace(value: str) -> str:
+    from engine.stream.config import PACES
+    from engine.stream.replay import is_replay
+
+    if value in PACES or (is_replay(value) and len(value) > len("replay:")):
+        return value
+    raise argparse.ArgumentTypeError(f"choose one of {', '.join(PACES)} or replay:RUN.jsonl")
 
 
 def _config_from(args):
@@ -84,7 +95,8 @@ class _CaptionPrinter:
 def cmd_stream(args) -> int:
     from cli.output import JsonlOutput, check_output_path
     from engine.errors import DeviceError
-    from engine.session.events import done_record, word_record
+    from engine.session.events import done_record, dropped_record, round_record, word_record
+    from engine.stream.replay import is_replay
     from engine.audio.sources import FileSource, MicrophoneSource, PacedFileSource
     from engine.stream.config import build_processor
     from engine.stream.runner import run_stream
@@ -95,7 +107,8 @@ def cmd_stream(args) -> int:
     if args.duration is not None and not 0 < args.duration < float("inf"):
         raise WhisperFlowError(f"--duration must be a positive number of seconds (got {args.duration:g})")
     config = _config_from(args)
-    check_output_path(args.jsonl, [args.audio])
+    replayed = args.pace[len("replay:"):] if is_replay(args.pace) else None
+    check_output_path(args.jsonl, [args.audio, replayed])
     if args.audio is not None:
         from engine.audio.files import file_warnings
 
@@ -118,6 +131,10 @@ def cmd_stream(args) -> int:
 
         def on_update(update) -> None:
             if writer:  # on disk (fsync'd) before it is shown: a kill loses no word that was shown
+                if update.round:
+                    writer.write(round_record(update.round, update if args.debug_rounds else None))
+                for d in update.dropped:
+                    writer.write(dropped_record(d))
                 for w in update.confirmed:
                     writer.write(word_record(w))
                 if update.confirmed:

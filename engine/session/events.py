@@ -21,6 +21,29 @@ class WordEvent:
 
 
 @dataclass(frozen=True)
+class RoundEvent:
+    """One round's audio: the buffer it decoded (stream seconds) and the stream clock when it was reported.
+
+    ``buffer_end`` is all audio taken in so far; replaying a run feeds exactly up to it (engine.replay).
+    """
+
+    buffer_start: float
+    buffer_end: float
+    clock: float
+    type: str = "round"
+
+
+@dataclass(frozen=True)
+class DroppedEvent:
+    """Audio cut from the buffer without confirmed words for it (it will not be transcribed)."""
+
+    start: float
+    end: float
+    reason: str
+    type: str = "dropped"
+
+
+@dataclass(frozen=True)
 class StreamUpdate:
     """After each round: the newly confirmed words and the current unconfirmed tail."""
 
@@ -30,6 +53,8 @@ class StreamUpdate:
     round_s: float
     buffer_s: float
     level: float = 0.0
+    round: RoundEvent | None = None  # None for the final flush
+    dropped: list[DroppedEvent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -46,6 +71,7 @@ class DoneEvent:
     avg_beam: float
     reduced_beam_fraction: float
     cpu_s: float
+    forced: int = 0  # words confirmed without two rounds agreeing (the buffer had to move on)
     notices: list[str] = field(default_factory=list)
     error: str | None = None  # why the stream ended early (an unplugged device); None for a clean end
     type: str = "done"
@@ -58,6 +84,21 @@ def _rounded(d: dict) -> dict:
 def word_record(event: WordEvent) -> dict:
     return {"type": "word", "text": event.text, "start": round(event.start, 3), "end": round(event.end, 3),
             "emitted": round(event.emitted, 3), "probability": round(event.probability, 3)}
+
+
+def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:
+    """The round's boundaries (to the sample: 5 decimals); with update, also its confirmed and tentative text."""
+    record = {"type": "round", "buffer_start": round(event.buffer_start, 5), "buffer_end": round(event.buffer_end, 5),
+              "clock": round(event.clock, 5)}
+    if update is not None:
+        record["confirmed"] = " ".join(w.text for w in update.confirmed)
+        record["tentative"] = [[w.text, round(w.start, 2), round(w.end, 2), round(w.probability, 2)]
+                               for w in update.tentative]
+    return record
+
+
+def dropped_record(event: DroppedEvent) -> dict:
+    return {"type": "dropped", "start": round(event.start, 3), "end": round(event.end, 3), "reason": event.reason}
 
 
 def done_record(event: DoneEvent) -> dict:

@@ -1,6 +1,7 @@
 """LocalAgreement-2 over timestamped words, as in Whisper-Streaming's HypothesisBuffer.
 
-A word is confirmed once two consecutive rounds agree on it. Times are on the stream clock.
+A word is confirmed once two of the last three rounds agree on it (the newest and one of the two
+before: one odd round does not stall confirmation). Times are on the stream clock.
 Rounds agree on a word when its letters and digits agree: "books," and "books" are the same
 word (the later round's spelling is kept), so a comma moving does not stall confirmation.
 """
@@ -8,18 +9,39 @@ from __future__ import annotations
 
 from engine.session.words import Word
 
+# Without agreement a word is not confirmed if it is stretched over seconds, nearly improbable, or starts
+# seconds after the previous word: the signs of a round whose few words were spread over audio it skipped.
+MAX_FORCED_WORD_S = 2.0
+MIN_FORCED_PROBABILITY = 0.05
+MAX_FORCED_GAP_S = 3.0
+
 
 def same_word(a: str, b: str) -> bool:
     """Equal ignoring case and punctuation."""
     return [c for c in a.lower() if c.isalnum()] == [c for c in b.lower() if c.isalnum()]
 
 
+def agreed(a: list[Word], b: list[Word]) -> int:
+    """Length of the common prefix of two rounds' words."""
+    n = 0
+    while n < min(len(a), len(b)) and same_word(a[n].text, b[n].text):
+        n += 1
+    return n
+
+
+def plausible(w: Word, previous_end: float) -> bool:
+    """Whether a word that follows previous_end may be confirmed without agreement."""
+    return (w.end - w.start <= MAX_FORCED_WORD_S and w.probability >= MIN_FORCED_PROBABILITY
+            and w.start - previous_end <= MAX_FORCED_GAP_S)
+
+
 class HypothesisBuffer:
-    """Holds the last round's unconfirmed words and confirms the prefix the next round repeats."""
+    """Holds the last two rounds' unconfirmed words and confirms the prefix the next round repeats."""
 
     def __init__(self) -> None:
         self.committed_in_buffer: list[Word] = []
-        self.buffer: list[Word] = []
+        self.buffer: list[Word] = []  # the last round's unconfirmed words
+        self.older: list[Word] = []  # the round before's, after what has been confirmed since
         self.new: list[Word] = []
         self.last_committed_time = 0.0
 
@@ -36,30 +58,40 @@ class HypothesisBuffer:
                     break
 
     def flush(self) -> list[Word]:
-        """Confirm the longest common prefix of the previous and this round; keep the rest."""
-        confirmed: list[Word] = []
-        while self.new and self.buffer and same_word(self.new[0].text, self.buffer[0].text):
-            word = self.new.pop(0)
-            self.buffer.pop(0)
-            confirmed.append(word)
-            self.last_committed_time = word.end
-        self.buffer, self.new = self.new, []
-        self.committed_in_buffer.extend(confirmed)
+        """Confirm the longest prefix this round shares with either of the two before; keep the rest."""
+        n = max(agreed(self.new, self.buffer), agreed(self.new, self.older))
+        confirmed = self.new[:n]
+        self.older, self.buffer, self.new = self.buffer, self.new[n:], []
+        self._confirm(confirmed)
         return confirmed
+
+    def _confirm(self, words: list[Word]) -> None:
+        if words:
+            self.last_committed_time = words[-1].end
+            self.committed_in_buffer.extend(words)
+            self.older = [w for w in self.older if w.start > self.last_committed_time - 0.1]
 
     def pop_committed(self, time: float) -> None:
         """Forget confirmed words that end before the audio buffer's new start."""
         while self.committed_in_buffer and self.committed_in_buffer[0].end <= time:
             self.committed_in_buffer.pop(0)
 
-    def confirm_until(self, time: float) -> list[Word]:
-        """Confirm the unconfirmed words that end by time (the buffer must move on without agreement)."""
-        forced = [w for w in self.buffer if w.end <= time]
-        self.buffer = self.buffer[len(forced):] if forced == self.buffer[: len(forced)] else [w for w in self.buffer if w.end > time]
-        if forced:
-            self.last_committed_time = forced[-1].end
-            self.committed_in_buffer.extend(forced)
+    def confirm_until(self, time: float, since: float) -> list[Word]:
+        """Confirm the leading unconfirmed words that end by time, up to the first implausible one
+        (the buffer, which starts at since, must move on without agreement)."""
+        n, previous_end = 0, max(self.last_committed_time, since)
+        while n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end):
+            previous_end = self.buffer[n].end
+            n += 1
+        forced, self.buffer = self.buffer[:n], self.buffer[n:]
+        self._confirm(forced)
         return forced
+
+    def confirm_all(self) -> list[Word]:
+        """Confirm every unconfirmed word (the stream has ended)."""
+        words, self.buffer = self.buffer, []
+        self._confirm(words)
+        return words
 
     def tentative(self) -> list[Word]:
         """Words of the last round that are not confirmed yet."""

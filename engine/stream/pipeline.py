@@ -54,8 +54,8 @@ class PipelinedProcessor(OnlineProcessor):
     def process_iter(self) -> list[Word]:
         if not len(self.audio_buffer):
             return []
-        forced = self._make_room()
-        return forced + self._step(self.audio_buffer.copy())
+        forced = self._begin_round()
+        return forced + self._step(self.window().copy())
 
     def _step(self, snapshot: np.ndarray | None) -> list[Word]:
         """Decode the pending round while the accelerator encodes snapshot (if any)."""
@@ -85,9 +85,8 @@ class PipelinedProcessor(OnlineProcessor):
         with mx.stream(mlx_device(self.cpu_device)):
             return run_steps(steps)
 
-    def finish(self) -> list[Word]:
-        confirmed = self._step(None)
-        return confirmed + super().finish()
+    def _drain(self) -> list[Word]:
+        return self._step(None)
 
     def close(self) -> None:
         self.accelerator.close()

@@ -11,9 +11,15 @@ import numpy as np
 
 from engine.audio.files import SAMPLE_RATE
 from engine.decoder.options import DecodeOptions
+from engine.session.events import DroppedEvent
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.stream.round import RoundResult
+
+
+ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
+# tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
+TAIL_S = 1.5  # at the end of the stream, audio after the last word that is decoded once more
 
 
 class RoundTranscriber(Protocol):
@@ -41,6 +47,7 @@ class LoopStats:
     beam_steps: int = 0
     beam_sum: int = 0
     reduced_steps: int = 0
+    forced: int = 0  # words confirmed without two rounds agreeing
     round_times: list[float] = field(default_factory=list)
 
     def add(self, r: RoundResult, full_beam: int) -> None:
@@ -78,10 +85,21 @@ class OnlineProcessor:
         self.hypothesis = HypothesisBuffer()
         self.committed: list[Word] = []
         self.last_tokens: list[int] | None = None
+        self.round_start = 0.0  # where the buffer of the latest round began (stream seconds)
+        self.dropped: list[DroppedEvent] = []  # audio cut without confirmed words, not yet reported
 
     @property
     def buffer_s(self) -> float:
         return len(self.audio_buffer) / SAMPLE_RATE
+
+    @property
+    def window_s(self) -> float:
+        """The most audio one round decodes; the buffer is cut before it holds more."""
+        return self.transcriber.max_buffer_s - ROOM_S
+
+    def window(self) -> np.ndarray:
+        """The audio of the round: the buffer, up to window_s (more waits for the next rounds)."""
+        return self.audio_buffer[: int(self.window_s * SAMPLE_RATE)]
 
     def insert_audio_chunk(self, audio: np.ndarray) -> None:
         self.audio_buffer = np.concatenate([self.audio_buffer, audio.astype(np.float32)])
@@ -103,9 +121,15 @@ class OnlineProcessor:
         """Run one round on the current buffer; return the newly confirmed words."""
         if not len(self.audio_buffer):
             return []
-        forced = self._make_room()
-        result = self.transcriber.transcribe(self.audio_buffer, self.prompt(), self.last_tokens)
+        forced = self._begin_round()
+        result = self.transcriber.transcribe(self.window(), self.prompt(), self.last_tokens)
         return forced + self._apply(result, self.buffer_offset)
+
+    def _begin_round(self) -> list[Word]:
+        """Make room in the buffer and note where this round's audio starts; returns forced words."""
+        forced = self._make_room()
+        self.round_start = self.buffer_offset
+        return forced
 
     def _apply(self, result: RoundResult, offset: float) -> list[Word]:
         """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
@@ -126,13 +150,28 @@ class OnlineProcessor:
         """Release what the processor holds (threads, for the pipelined one)."""
 
     def finish(self) -> list[Word]:
-        """Flush the unconfirmed tail at the end of the stream."""
-        rest = self.hypothesis.tentative()
-        self.committed.extend(rest)
-        self.hypothesis.buffer = []
+        """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
+        while the last round's words stop over TAIL_S before the end, decode the audio after them again."""
+        words = self._drain()
+        while self.buffer_s > self.window_s:
+            words += self.process_iter()
+        words += self._drain()
+        while True:
+            tail = self.hypothesis.confirm_all()
+            self.committed.extend(tail)
+            words += tail
+            end = self.buffer_offset + self.buffer_s
+            if not tail or end - tail[-1].end < TAIL_S:
+                break
+            self._chunk_at(tail[-1].end)
+            words += self.process_iter() + self._drain()
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)
-        return rest
+        return words
+
+    def _drain(self) -> list[Word]:
+        """Apply rounds still in flight (none in the serial loop)."""
+        return []
 
     def _trim_at_completed_segment(self, result: RoundResult, offset: float) -> None:
         """Cut the buffer at the end of the last segment that ends before the last confirmed word."""
@@ -148,15 +187,23 @@ class OnlineProcessor:
             self._chunk_at(cut)
 
     def _make_room(self) -> list[Word]:
-        """Keep the buffer within what the encoder takes. When rounds have not agreed for that long,
-        confirm the unconfirmed words of the oldest audio and cut after them; returns those words."""
-        if self.buffer_s <= self.transcriber.max_buffer_s:
+        """Keep the buffer within a round's window. When rounds have not agreed for that long, confirm the
+        plausible unconfirmed words of the oldest audio and cut after the last confirmed word, so the rest
+        is decoded again. With no word to cut at, the next rounds decode the same window until they agree;
+        only a window in which the last round heard no words at all is dropped (reported in self.dropped)."""
+        if self.buffer_s <= self.window_s:
             return []
         target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
-        forced = self.hypothesis.confirm_until(target)
+        forced = self.hypothesis.confirm_until(target, self.buffer_offset)
         self.committed.extend(forced)
+        self.stats.forced += len(forced)
         cut = self.committed[-1].end if self.committed else 0.0
-        self._chunk_at(cut if cut > self.buffer_offset else target)
+        if cut > self.buffer_offset:
+            self._chunk_at(cut)
+        elif self.stats.rounds and self.round_start == self.buffer_offset and not self.hypothesis.tentative():
+            cut = min(target, self.buffer_offset + self.window_s)  # the last round heard no words there
+            self.dropped.append(DroppedEvent(self.buffer_offset, cut, "no words in a full window"))
+            self._chunk_at(cut)
         return forced
 
     def _chunk_at(self, time: float) -> None:

@@ -2,7 +2,9 @@
 
 Paces: ``realtime`` (audio arrives at wall-clock speed; the clock is wall time, so latency
 includes compute), ``fast`` (each round takes the next min_chunk at once; clock is wall time),
-``unaware`` (each round takes the next min_chunk; the clock is the audio position, a lower bound).
+``unaware`` (each round takes the next min_chunk; the clock is the audio position, a lower bound),
+``replay:RUN.jsonl`` (each round takes the audio up to a recorded run's round boundary; the clock is
+the recorded one, see engine.replay).
 """
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ from typing import Callable
 
 import numpy as np
 
-from engine.errors import DeviceError
-from engine.session.events import DoneEvent, StreamUpdate, WordEvent
+from engine.errors import DeviceError, WhisperFlowError
+from engine.session.events import DoneEvent, RoundEvent, StreamUpdate, WordEvent
 from engine.audio.sources import AudioSource
 from engine.audio.files import SAMPLE_RATE
 from engine.stream.processor import OnlineProcessor
+from engine.stream.replay import is_replay, load_recorded
 
 
 def _level(audio: np.ndarray) -> float:
@@ -41,17 +44,23 @@ def run_stream(
     """
     stop = stop or threading.Event()
     min_samples = int(min_chunk_s * SAMPLE_RATE)
-    consumed = 0
+    recorded = load_recorded(pace) if is_replay(pace) else None
+    consumed, rounds = 0, 0
     cpu0, wall0 = time.process_time(), time.perf_counter()
 
     def clock() -> float:
+        if recorded is not None:
+            return recorded.clocks[rounds - 1] if rounds <= len(recorded.clocks) else recorded.finish_clock
         return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
 
-    def report(words, round_s: float, level: float) -> None:
+    def report(words, round_s: float, level: float, span: tuple[float, float] | None) -> float:
         now = clock()
         events = [WordEvent(w.text, w.start, w.end, now, w.probability) for w in words]
+        dropped, processor.dropped = processor.dropped, []
         if on_update:
-            on_update(StreamUpdate(events, processor.tentative(), now, round_s, processor.buffer_s, level))
+            event = RoundEvent(span[0], span[1], now) if span else None
+            on_update(StreamUpdate(events, processor.tentative(), now, round_s, processor.buffer_s, level, event, dropped))
+        return now
 
     source.start()
     wall0 = time.perf_counter()
@@ -64,6 +73,12 @@ def run_stream(
             try:
                 if pace == "realtime":
                     chunk, ended = _gather_realtime(source, min_samples, stop)
+                elif recorded is not None:
+                    wanted = round(recorded.ends[rounds] * SAMPLE_RATE) - consumed
+                    chunk = source.read(wanted) if wanted > 0 else None
+                    if chunk is None or len(chunk) < wanted:
+                        raise WhisperFlowError(f"cannot replay round {rounds + 1}: the recording and the audio differ")
+                    ended = rounds + 1 == len(recorded.ends)
                 else:
                     got = source.read(min_samples, timeout=1.0)
                     ended = got is None
@@ -75,14 +90,16 @@ def run_stream(
                 processor.insert_audio_chunk(chunk)
                 t = time.perf_counter()
                 confirmed = processor.process_iter()
-                report(confirmed, time.perf_counter() - t, _level(chunk))
-        report(processor.finish(), 0.0, 0.0)
+                rounds += 1
+                report(confirmed, time.perf_counter() - t, _level(chunk), (processor.round_start, consumed / SAMPLE_RATE))
+        rounds += 1
+        finished = report(processor.finish(), 0.0, 0.0, None)
     finally:
         source.stop()
     stats = processor.stats
     done = DoneEvent(
         audio_s=consumed / SAMPLE_RATE,
-        wall_s=time.perf_counter() - wall0,
+        wall_s=time.perf_counter() - wall0 if pace == "unaware" else finished,  # the clock of the final flush
         rounds=stats.rounds,
         encode_s=stats.encode_s,
         decode_s=stats.decode_s,
@@ -91,6 +108,7 @@ def run_stream(
         avg_beam=stats.avg_beam,
         reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
         cpu_s=time.process_time() - cpu0,
+        forced=stats.forced,
         notices=list(notices or []),
         error=str(failure) if failure else None,
     )

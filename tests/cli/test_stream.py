@@ -33,12 +33,16 @@ def test_stream_fast_writes_monotone_wellformed_jsonl_with_low_wer(tmp_path):
     run = whisperflow("stream", str(CLIP), "--pace", "fast", "--jsonl", str(out))
     assert run.returncode == 0, run.stderr
     events = read_jsonl(out)
-    words, done = events[:-1], events[-1]
-    assert words and all(e["type"] == "word" for e in words)
-    assert done["type"] == "done"
-    for key in ("audio_s", "wall_s", "rounds", "encode_s", "decode_s", "encoder_gflops", "avg_beam", "cpu_s"):
+    done = events[-1]
+    words = [e for e in events if e["type"] == "word"]
+    rounds = [e for e in events[:-1] if e["type"] != "word"]
+    assert words and done["type"] == "done"
+    for key in ("audio_s", "wall_s", "rounds", "encode_s", "decode_s", "encoder_gflops", "avg_beam", "cpu_s", "forced"):
         assert key in done
     assert abs(done["audio_s"] - 7.55) < 0.1 and done["rounds"] >= 7
+    assert len(rounds) == done["rounds"] and all(r["type"] == "round" for r in rounds)
+    assert [r["buffer_end"] for r in rounds] == sorted(r["buffer_end"] for r in rounds)
+    assert abs(rounds[-1]["buffer_end"] - done["audio_s"]) < 1e-3
     for w in words:
         assert w["text"].strip() and 0 <= w["start"] <= w["end"] <= done["audio_s"] + 0.5
     emitted = [w["emitted"] for w in words]

@@ -89,13 +89,16 @@ def score_jsonl(jsonl: Path, audio: Path, reference: str | None, manifest: Path 
     stats = summarize([lat for _, lat, _ in scored["latencies"]])
     label = label or jsonl.stem
     wer = "–" if counts.wer is None else f"{counts.wer * 100:.1f} %"
+    done = next((r for r in reversed(records) if r.get("type") == "done"), None)
+    forced = (done or {}).get("forced", "–")
     lines = [
-        f"{label}: WER {wer} ({counts.errors} errors / {counts.reference_words} words; reference: {given.reference_source})",
+        f"{label}: WER {wer} ({counts.errors} errors / {counts.reference_words} words: {counts.substitutions} substituted, "
+        f"{counts.deletions} deleted, {counts.insertions} inserted; {forced} forced confirmations; "
+        f"reference: {given.reference_source})",
         f"per-word latency: mean {_s(stats.mean)}, median {_s(stats.median)}, p90 {_s(stats.p90)} "
         f"over {stats.words} of {len(timed.words)} words (word end times: {timed.source})",
     ]
     if out_dir is not None:
-        done = next((r for r in reversed(records) if r.get("type") == "done"), None)
         if given.entry is not None:
             name, kind, duration = given.entry.name, given.entry.kind, given.entry.duration_s
         else:

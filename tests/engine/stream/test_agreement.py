@@ -108,3 +108,38 @@ def test_full_buffer_without_agreement_confirms_oldest_words_instead_of_dropping
     forced = proc.process_iter()
     assert [w.text for w in forced] == ["alpha"]  # ends before 31 - 15 = 16 s: confirmed, not lost
     assert proc.buffer_offset == 2.0
+
+
+def test_two_of_the_last_three_rounds_confirm_despite_one_odd_round():
+    hb = HypothesisBuffer()
+    hb.insert(words(("a", 0.0, 0.1), ("red", 0.2, 0.4), ("box", 0.5, 0.7)), 0.0)
+    hb.flush()
+    hb.insert(words(("a", 0.0, 0.1), ("bed", 0.2, 0.4), ("box", 0.5, 0.7)), 0.0)
+    assert [w.text for w in hb.flush()] == ["a"]
+    hb.insert(words(("a", 0.0, 0.1), ("red", 0.2, 0.4), ("box", 0.5, 0.7), ("now", 0.8, 0.9)), 0.0)
+    assert [w.text for w in hb.flush()] == ["red", "box"]  # agrees with the round before the odd one
+
+
+def test_forced_confirmation_stops_at_a_collapsed_word():
+    hb = HypothesisBuffer()
+    spread = [Word("as", 39.0, 39.3, 0.9), Word("art", 42.04, 48.48, 0.0), Word("of", 48.48, 57.0, 0.9)]
+    hb.insert(spread, 0.0)
+    hb.flush()
+    assert [w.text for w in hb.confirm_until(60.0, 38.0)] == ["as"]
+    late = HypothesisBuffer()
+    late.insert([Word("of", 76.5, 77.7, 0.58), Word("making", 77.7, 77.9, 0.94)], 0.0)
+    late.flush()
+    assert late.confirm_until(90.0, 56.66) == []  # 20 s after the buffer's start: skipped audio before it
+
+
+def test_a_full_window_without_words_is_dropped_and_reported_but_unconfirmed_words_are_decoded_again():
+    late = result([Segment(0.0, 25.0, "x", [], words(("late", 20.0, 29.0)))])  # 9 s long: not forced
+    tr = ScriptedTranscriber([late, result([]), result([])])
+    proc = OnlineProcessor(tr, buffer_trimming_s=15.0)
+    proc.insert_audio_chunk(np.zeros(20 * SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    proc.insert_audio_chunk(np.zeros(12 * SAMPLE_RATE, np.float32))  # 32 s
+    proc.process_iter()  # hears nothing this time
+    assert proc.dropped == [] and proc.buffer_offset == 0.0  # the same window was decoded again
+    assert proc.process_iter() == []  # the round before heard no words in that window
+    assert [(d.start, d.end) for d in proc.dropped] == [(0.0, 17.0)] and proc.buffer_offset == 17.0
