@@ -149,20 +149,11 @@ class _BeamDecoder:
         return DecodeResult(tokens, best_sum, no_speech, self.widths, probs, attention)
 
 
-def decode_beam(
-    model,
-    tokenizer: Tokenizer,
-    features: mx.array,
-    prompt: list[int],
-    options: DecodeOptions,
-    reference: list[int] | None = None,
-    prefix: Sequence[int] = (),
-    audio_steps: int | None = None,
-) -> DecodeResult:
-    """Beam search after the prompt (previous text) and a forced prefix of the output (not returned).
-    With a reference (the previous round's tokens): beam pruning when options.beam_pruning, one-pass
-    verification of beam-1 steps when options.verify_reference."""
-    return run_steps(iter_decode_beam(model, tokenizer, features, prompt, options, reference, prefix, audio_steps))
+def decode_beam(*args, **kwargs) -> DecodeResult:
+    """Beam search after the prompt (previous text) and a forced prefix of the output (not returned); the
+    arguments are iter_decode_beam's. With a reference (the previous round's tokens): beam pruning when
+    options.beam_pruning, one-pass verification of beam-1 steps when options.verify_reference."""
+    return run_steps(iter_decode_beam(*args, **kwargs))
 
 
 def run_steps(steps: Generator[None, None, DecodeResult]) -> DecodeResult:

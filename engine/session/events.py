@@ -24,7 +24,7 @@ class WordEvent:
 class RoundEvent:
     """One round's audio: the buffer it decoded (stream seconds) and the stream clock when it was reported.
 
-    ``buffer_end`` is all audio taken in so far; replaying a run feeds exactly up to it (engine.replay).
+    ``buffer_end`` is all audio taken in so far; replaying a run feeds exactly up to it (engine.stream.replay).
     """
 
     buffer_start: float

@@ -4,7 +4,7 @@ Paces: ``realtime`` (audio arrives at wall-clock speed; the clock is wall time, 
 includes compute), ``fast`` (each round takes the next min_chunk at once; clock is wall time),
 ``unaware`` (each round takes the next min_chunk; the clock is the audio position, a lower bound),
 ``replay:RUN.jsonl`` (each round takes the audio up to a recorded run's round boundary; the clock is
-the recorded one, see engine.replay).
+the recorded one, see engine.stream.replay).
 """
 from __future__ import annotations
 
