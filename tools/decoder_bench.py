@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.files import load_audio
+from engine.stream.offline import transcribe_audio
 from engine.stream.round import Transcriber
 from engine.scoring.align import align
 from tools.bench.manifest import find_default_manifest, load_manifest, select
@@ -71,7 +72,8 @@ def word_end_error(words: list[tuple[str, float]], reference: list[tuple[str, fl
     return [abs(words[p.hyp][1] - reference[p.ref][1]) for p in align(ref, hyp) if p.op == "hit" and ref[p.ref]]
 
 
-def mlx_or_numpy_row(loaded, backend: str, features, clips, mfa, repeats: int) -> list[str]:
+def mlx_or_numpy_row(loaded, backend: str, features, clips, mfa, repeats: int, long) -> tuple[list[str], list[str]]:
+    """The backend's row, and its transcripts of the clips and the long files (to compare backends)."""
     transcriber = Transcriber(loaded, decode=DecodeOptions(decoder=backend))
     steps = step_times(loaded, features, backend, repeats)
     encoded = transcriber.encode(clips[0][1])
@@ -84,11 +86,13 @@ def mlx_or_numpy_row(loaded, backend: str, features, clips, mfa, repeats: int) -
     else:
         timing = best_ms(lambda: find_alignment(loaded.model, transcriber.tokenizer, text, encoded.features, frames),
                          repeats)
-    wer = _wer([(ref, " ".join(s.text for s in transcriber.transcribe(audio).segments)) for ref, audio in clips])
+    texts = [" ".join(w.text for w in transcribe_audio(transcriber, audio)) for _, audio in clips + long]
+    wer = _wer([(ref, text) for (ref, _), text in zip(clips, texts)])
     errors = [e for audio, grid in mfa for e in word_end_error(
         [(w.text, w.end) for w in transcriber.transcribe(audio).words], grid)]
-    return [f"{backend} ({'current' if backend == 'mlx' else 'float32, numpy OpenBLAS, 1 thread'})",
-            *(f"{v:.1f}" for v in (*steps, timing)), f"{wer:.2f}", f"{np.mean(errors):.3f}"]
+    row = [f"{backend} ({'current' if backend == 'mlx' else 'float32, numpy OpenBLAS, vocabulary on 2 cores'})",
+           *(f"{v:.1f}" for v in (*steps, timing)), f"{wer:.2f}", f"{np.mean(errors):.3f}"]
+    return row, texts
 
 
 def ctranslate2_row(features_audio: np.ndarray, clips, mfa, repeats: int) -> list[str]:
@@ -135,13 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=10, help="timed runs per measurement; the best counts")
     p.add_argument("--manifest", type=Path, help="corpus manifest (default: shared/corpus/manifest.tsv above here)")
     p.add_argument("--no-ct2", action="store_true", help="leave out the CTranslate2 row")
+    p.add_argument("--long", action=argparse.BooleanOptionalAction, default=True,
+                   help="also compare the backends' transcripts of the long-form file")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    manifest = args.manifest or find_default_manifest() or Path("/work/shared/corpus/manifest.tsv")
-    short = select(load_manifest(manifest), kinds=["short"])
+    manifest = args.manifest or find_default_manifest()
+    if manifest is None:
+        raise SystemExit("no corpus manifest found: give --manifest shared/corpus/manifest.tsv")
+    entries = load_manifest(manifest)
+    short = select(entries, kinds=["short"])
+    long = [(e.reference, load_audio(e.path)) for e in select(entries, kinds=["long_derived"])] if args.long else []
     clips = [(e.reference, load_audio(e.path)) for e in short[: args.clips]]
     mfa = [(load_audio(e.path), [(w.text, w.end) for w in read_textgrid_words(e.textgrid)]) for e in short if e.textgrid]
     loaded = load_model(args.model)
@@ -149,11 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     features = Transcriber(loaded, padding=Padding("none")).encode(audio).features
     print(f"decoder of {loaded.name}, {loaded_blas()}; {len(clips)} short clips, {len(mfa)} MFA clips; "
           f"best of {args.repeats}")
-    rows = [mlx_or_numpy_row(loaded, backend, features, clips, mfa, args.repeats) for backend in ("mlx", "numpy")]
+    (mlx_row, mlx_texts), (numpy_row, numpy_texts) = (
+        mlx_or_numpy_row(loaded, backend, features, clips, mfa, args.repeats, long) for backend in ("mlx", "numpy"))
+    rows = [mlx_row, numpy_row]
     if not args.no_ct2:
         rows.append(ctranslate2_row(audio, clips, mfa, args.repeats))
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    names = [Path(e.path).name for e in short[: args.clips]] + ["long-form file"] * len(long)
+    differ = [(n, a, b) for n, a, b in zip(names, mlx_texts, numpy_texts) if a != b]
+    print(f"\ntranscripts (offline, greedy): {len(names) - len(differ)} of {len(names)} identical, mlx vs numpy")
+    for name, a, b in differ:
+        print(f"- {name}\n  mlx:   {a}\n  numpy: {b}")
     return 0
