@@ -17,3 +17,5 @@ $wf bench --kind short --no-lower-bound --out "$out/short" --configs baseline
 # 4. the hush-word padding study (non-streaming, short clips) and the encoder before/after the fast path
 $wf padding-study --json "$out/padding.json" > "$out/padding.md"
 $wf encoder-bench > "$out/encoder.md"
+# 5. the decoder: MLX vs the numpy CPU decoder vs CTranslate2 int8, and every transcript that differs
+$wf decoder-bench > "$out/decoder.md"
