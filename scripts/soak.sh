@@ -13,7 +13,7 @@ MAX_GROWTH_MB=${SOAK_MAX_GROWTH_MB:-150}
 PY=${PYTHON:-python}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=${CORPUS:-$ROOT/shared/corpus}
-[ -d "$CORPUS" ] || CORPUS=/work/shared/corpus
+[ -d "$CORPUS" ] || CORPUS=$ROOT/../shared/corpus
 LONG="$CORPUS/longform/ljspeech_LJ001-0001_to_0032.wav"
 OUT=${SOAK_OUT:-$(mktemp -d /tmp/wf-soak.XXXXXX)}
 cd "$ROOT"
