@@ -27,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--long-first", action="store_true", help="the long files first")
     p.add_argument("--out", type=Path, default=None, help="also write the table here after every file")
     args = p.parse_args(argv)
-    manifest = args.manifest or find_default_manifest() or Path("/work/shared/corpus/manifest.tsv")
+    manifest = args.manifest or find_default_manifest()
+    if manifest is None:
+        raise SystemExit("no corpus manifest found: give --manifest shared/corpus/manifest.tsv")
     entries = select(load_manifest(manifest), args.kind or ["short", "long_derived"])[: args.limit]
     if args.long_first:
         entries.sort(key=lambda e: -e.duration_s)
