@@ -106,7 +106,9 @@ class NumpyDecoderWeights:
                    np.array(model.alignment_heads.tolist(), dtype=np.int64).reshape(-1, 2))
 
 
-_SECOND_CORE = ThreadPoolExecutor(1, thread_name_prefix="whisperflow-vocab") if (os.cpu_count() or 1) > 1 else None
+# One worker for the second half of the vocabulary projection. It runs numpy only (never MLX), so it needs no
+# stream of its own; concurrent.futures joins it at exit.
+_SECOND_CORE = ThreadPoolExecutor(1, thread_name_prefix="numpy-vocabulary") if (os.cpu_count() or 1) > 1 else None
 
 
 def _project_vocabulary(x: np.ndarray, halves: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -232,18 +234,21 @@ class NumpyDecoderSession:
         self.trace.add(offset, np.concatenate(qk_heads, axis=2))
         if positions is not None:
             x = x[:, positions]
-        return _project_vocabulary(_layer_norm(x, self.w.ln), self.w.vocab_halves)
+        b, n, d = x.shape
+        return _project_vocabulary(_layer_norm(x, self.w.ln).reshape(b * n, d), self.w.vocab_halves).reshape(b, n, -1)
 
     def _block(self, e: int, blk: _Block, x: np.ndarray, offset: int, qk_heads: list) -> np.ndarray:
+        """One residual block on x (B, n, d); its linear layers run on (B*n, d), one matrix product each."""
         b, n, d = x.shape
         h, dh, end = self.n_head, self.dh, offset + x.shape[1]
+        x = x.reshape(b * n, d)
         qkv = (_layer_norm(x, blk.ln1) @ blk.qkv_w + blk.qkv_b).reshape(b, n, 3, h, dh).transpose(2, 0, 3, 1, 4)
         self.k[e, :, :, offset:end] = qkv[1]
         self.v[e, :, :, offset:end] = qkv[2]
         scores = (qkv[0] * self.scale) @ self.k[e, :, :, :end].transpose(0, 1, 3, 2)  # (B, H, n, end)
         if n > 1:
             scores[..., offset:] += np.triu(np.full((n, n), -np.inf, np.float32), 1)
-        y = (_softmax(scores) @ self.v[e, :, :, :end]).transpose(0, 2, 1, 3).reshape(b, n, d)
+        y = (_softmax(scores) @ self.v[e, :, :, :end]).transpose(0, 2, 1, 3).reshape(b * n, d)
         x = x + (y @ blk.out_w + blk.out_b)
 
         # cross-attention: every hypothesis's queries against the shared audio, as one (H, B*n, .) batch
@@ -251,9 +256,10 @@ class NumpyDecoderSession:
         qk = cq @ self.cross_k[e]  # (H, B*n, T)
         if len(self.heads[e]):
             qk_heads.append(qk[self.heads[e], :, : self.frames].transpose(1, 0, 2).reshape(b, n, -1, self.frames))
-        y = (_softmax(qk) @ self.cross_v[e]).transpose(1, 0, 2).reshape(b, n, d)
+        y = (_softmax(qk) @ self.cross_v[e]).transpose(1, 0, 2).reshape(b * n, d)
         x = x + (y @ blk.cout_w + blk.cout_b)
-        return x + (_gelu(_layer_norm(x, blk.ln3) @ blk.mlp1_w + blk.mlp1_b) @ blk.mlp2_w + blk.mlp2_b)
+        x = x + (_gelu(_layer_norm(x, blk.ln3) @ blk.mlp1_w + blk.mlp1_b) @ blk.mlp2_w + blk.mlp2_b)
+        return x.reshape(b, n, d)
 
     def reorder(self, sources: list[int]) -> None:
         """Make row j of the self-attention cache a copy of row sources[j] (the beam's parent)."""

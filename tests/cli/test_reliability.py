@@ -64,7 +64,7 @@ def test_a_truncated_file_gets_a_warning_and_near_empty_audio_no_words(tmp_path)
     assert run.returncode == 0, run.stderr
     assert "warning: cut.wav is shorter than its header says" in run.stderr
     events = read_jsonl(out)
-    assert [e["type"] for e in events] == ["done"], events
+    assert [e["type"] for e in events if e["type"] != "round"] == ["done"], events  # no words
 
 
 FULL_DISK = """
