@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 
 @dataclass
@@ -22,14 +21,22 @@ class WordTiming:
 
 
 def median_filter(x: np.ndarray, filter_width: int) -> np.ndarray:
-    """A median filter of odd width along the last axis, the edges reflected (as openai-whisper's)."""
+    """A median filter of odd width along the last axis, the edges reflected (as openai-whisper's).
+
+    The window's values are sorted by an odd-even transposition network of elementwise min/max over
+    shifted copies, and the middle one taken: many times faster than np.median over a sliding view."""
     pad_width = filter_width // 2
     if x.shape[-1] <= pad_width:
         return x
     if filter_width <= 0 or filter_width % 2 == 0:
         raise ValueError("filter_width should be an odd number")
     padded = np.pad(x.astype(np.float32), [(0, 0)] * (x.ndim - 1) + [(pad_width, pad_width)], mode="reflect")
-    return np.median(sliding_window_view(padded, filter_width, axis=-1), axis=-1).astype(np.float32)
+    n = x.shape[-1]
+    window = [padded[..., k : k + n] for k in range(filter_width)]
+    for sweep in range(filter_width):
+        for k in range(sweep % 2, filter_width - 1, 2):
+            window[k], window[k + 1] = np.minimum(window[k], window[k + 1]), np.maximum(window[k], window[k + 1])
+    return np.ascontiguousarray(window[pad_width])
 
 
 def merge_punctuations(alignment: list[WordTiming], prepended: str, appended: str) -> None:

@@ -21,19 +21,23 @@ APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
 def dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Minimal-cost monotonic path through x (N, M); returns (row indices, column indices).
 
-    Same recurrence and tie-breaking as openai-whisper's dtw_cpu, one anti-diagonal at a time.
+    openai-whisper's dtw_cpu recurrence and tie-breaking (diagonal or up only when strictly cheaper than
+    both others, else left), one row at a time: within a row the left-to-right dependency is a running
+    minimum, cost[i, j] = S[j] + min over k <= j of (above[k] - S[k - 1]) with S the row's prefix sums.
     """
     n, m = x.shape
-    cost = np.full((n + 1, m + 1), np.inf, dtype=np.float32)
-    trace = np.full((n + 1, m + 1), -1, dtype=np.int8)
+    cost = np.full((n + 1, m + 1), np.inf)
+    trace = np.full((n + 1, m + 1), 2, dtype=np.int8)
     cost[0, 0] = 0
-    for d in range(2, n + m + 1):
-        i = np.arange(max(1, d - m), min(n, d - 1) + 1)
-        j = d - i
-        c0, c1, c2 = cost[i - 1, j - 1], cost[i - 1, j], cost[i, j - 1]
-        t = np.where((c0 < c1) & (c0 < c2), 0, np.where((c1 < c0) & (c1 < c2), 1, 2))
-        cost[i, j] = x[i - 1, j - 1] + np.choose(t, (c0, c1, c2))
-        trace[i, j] = t
+    for i in range(1, n + 1):
+        diagonal, up = cost[i - 1, :-1], cost[i - 1, 1:]
+        above = np.where(diagonal < up, diagonal, np.where(up < diagonal, up, np.inf))  # a tie goes left
+        sums = np.cumsum(x[i - 1], dtype=np.float64)
+        entry = above - np.concatenate(([0.0], sums[:-1]))
+        best = np.minimum.accumulate(entry)
+        cost[i, 1:] = sums + best
+        taken = entry < np.concatenate(([np.inf], best[:-1]))  # strictly below every earlier entry
+        trace[i, 1:] = np.where(taken, np.where(diagonal < up, 0, 1), 2)
     trace[0, :] = 2
     trace[:, 0] = 1
     i, j, path = n, m, []
@@ -82,9 +86,11 @@ def words_from_attention(tokenizer: Tokenizer, text_tokens: list[int], qk: np.nd
                          num_frames: int, first: int, medfilt_width: int = 7) -> list[WordTiming]:
     """DTW over cross-attention logits qk (heads, rows, frames), whose rows first … first + n hold the
     queries that predict the n text tokens and EOT; words and their mean token probabilities."""
-    weights = mx.softmax(mx.array(qk[:, :, : num_frames // 2]), axis=-1, precise=True).astype(mx.float32)
-    weights = (weights - weights.mean(axis=-2, keepdims=True)) / mx.sqrt(weights.var(axis=-2, keepdims=True))
-    matrix = median_filter(np.array(weights), medfilt_width).mean(axis=0)[first : first + len(text_tokens) + 1]
+    logits = np.asarray(qk[:, :, : num_frames // 2], dtype=np.float32)
+    weights = np.exp(logits - logits.max(axis=-1, keepdims=True))  # softmax in numpy: MLX's CPU exp is slow
+    weights /= weights.sum(axis=-1, keepdims=True)
+    weights = (weights - weights.mean(axis=-2, keepdims=True)) / np.sqrt(weights.var(axis=-2, keepdims=True))
+    matrix = median_filter(weights, medfilt_width).mean(axis=0)[first : first + len(text_tokens) + 1]
     text_indices, time_indices = dtw(-matrix)
 
     words, word_tokens = tokenizer.split_to_word_tokens(text_tokens + [tokenizer.eot])

@@ -1,5 +1,5 @@
 """The paper's pictures, as PNGs: latency against WER (with the offline gold), an ablation bar chart of
-latency, and per-word latency over stream time."""
+latency, per-word latency over stream time, and the soak's latency per minute."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -121,3 +121,23 @@ def write_plots(summary: dict, streams: list[dict], out_dir: Path) -> list[Path]
         if draw(data, out_dir / name):
             written.append(out_dir / name)
     return written
+
+
+def soak_latency(series: dict[str, np.ndarray], path: Path, minute_s: float = 60.0) -> None:
+    """The soak's latency over an hour: per listener, the median and p90 of each minute's words."""
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    ax = fig.subplots()
+    for i, (name, pairs) in enumerate(series.items()):
+        if not len(pairs):
+            continue
+        minute = (pairs[:, 0] // minute_s).astype(int)
+        minutes = np.unique(minute)
+        for stat, style in ((50, "-"), (90, "--")):
+            values = [np.percentile(pairs[minute == m, 1], stat) for m in minutes]
+            ax.plot(minutes + 0.5, values, style, color=f"C{i}", label=f"{name} p{stat}")
+    ax.set_title("soak: confirmed-word latency per minute of speech")
+    ax.set_xlabel("minute of the stream")
+    ax.set_ylabel("latency (s)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    fig.savefig(path, dpi=120)
