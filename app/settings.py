@@ -33,6 +33,7 @@ class CaptionStyle:
     lines: int = 2
     hide_after_s: float = 8.0  # hide after this much silence; 0 keeps it shown
     show_latency: bool = False
+    unsure_below: float = 0.5  # words the model gave a lower probability are underlined dotted; 0 marks none
     geometry: list[int] | None = None  # x, y, width, height
 
 
@@ -91,6 +92,28 @@ def overrides(settings: AppSettings) -> dict:
     return out
 
 
+# What a saved caption value may be: a number within these bounds, a colour, or the window's rectangle.
+CAPTION_RANGES = {"font_size": (10, 72), "opacity": (0.1, 1.0), "lines": (1, 6), "hide_after_s": (0.0, 600.0),
+                  "unsure_below": (0.0, 1.0)}
+
+
+def _caption_value_ok(key: str, value) -> bool:
+    if key in CAPTION_RANGES:
+        low, high = CAPTION_RANGES[key]
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+    if key in ("text_color", "background_color"):
+        return isinstance(value, str) and value.startswith("#") and len(value) in (4, 7, 9)
+    if key == "geometry":
+        return value is None or (isinstance(value, list) and len(value) == 4
+                                 and all(isinstance(v, int) and abs(v) < 100_000 for v in value))
+    return isinstance(value, bool)  # show_latency
+
+
+def _caption_in_range(data: dict) -> dict:
+    """The saved caption values without those of the wrong kind or out of range (the defaults apply)."""
+    return {k: v for k, v in _known(CaptionStyle, data).items() if _caption_value_ok(k, v)}
+
+
 def _in_range(data: dict) -> dict:
     """The saved values without those outside their allowed range (the policy decides those again)."""
     kept = {}
@@ -108,7 +131,7 @@ def load_settings(path: Path | None = None) -> AppSettings:
     path = path or settings_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        caption = CaptionStyle(**_known(CaptionStyle, data.pop("caption", {}) or {}))
+        caption = CaptionStyle(**_caption_in_range(data.pop("caption", {}) or {}))
         return AppSettings(caption=caption, **_in_range(_known(AppSettings, data)))
     except (OSError, ValueError, TypeError, AttributeError):
         return AppSettings()

@@ -95,6 +95,9 @@ def main(out: Path) -> int:
     wf = WhisperFlowApp(preloaded=(loaded,))
     wf.settings.first_run_done = True
     wf.settings.beam_size = 1  # the `flow` policy otherwise, as a person gets it
+    # The clear sample leaves few words below the default 50 %: a higher threshold shows the dotted underline.
+    wf.settings.caption.unsure_below = 0.8
+    wf.window.transcript.set_unsure_below(0.8)
     wf.window.resize(900, 620)
     wf.start()
     updates = []

@@ -4,10 +4,10 @@ An hour of read speech (the long-form corpus file, repeated) plays into a privat
 sink. Two listeners record its virtual microphone side by side, both with the `flow` policy:
 - `whisperflow stream --device pulse --jsonl` (the command line);
 - the desktop app, offscreen, started from its Start button (`python -m tools.soak --drive-app`).
-Every 30 s the soak samples both processes' memory (RSS) and CPU. Afterwards it checks, for each listener:
+Every 10 s the soak samples both processes' memory (RSS) and CPU time. Afterwards it checks, per listener:
 - confirmed-word latency (stream time of confirmation − the word's end): p90 over the last 10 minutes
   ≤ the first 10 minutes' + 10 %;
-- memory growth after the first 5 minutes ≤ 5 %;
+- memory growth after the first 5 minutes ≤ 5 %: peak RSS over the last 10 minutes against minutes 5–15;
 - the record is complete: the CLI's JSONL parses line by line and ends with a `done` record; the app's
   journal is closed complete and holds the same words the app showed, and its JSON export parses;
 and writes summary.md, memory.tsv and latency.png into the output folder.
@@ -31,7 +31,7 @@ from tools.virtual_mic import MIC, start_virtual_mic, stop_virtual_mic
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_FORM = "longform/ljspeech_LJ001-0001_to_0032.wav"
-SAMPLE_EVERY_S = 30.0
+SAMPLE_EVERY_S = 10.0
 WINDOW_S = 600.0  # first and last 10 minutes
 SETTLE_S = 300.0  # memory is compared after the first 5 minutes
 MAX_P90_RISE = 0.10
@@ -55,7 +55,7 @@ def build_audio(minutes: float, out: Path) -> tuple[Path, str, float]:
     corpus = corpus_dir()
     [entry] = [e for e in load_manifest(corpus / "manifest.tsv") if e.name == LONG_FORM]
     audio, rate = sf.read(corpus / LONG_FORM, dtype="float32")
-    repeats = max(1, int(np.ceil(minutes * 60 * rate / len(audio))))
+    repeats = max(1, round(minutes * 60 * rate / len(audio)))
     path = out / "soak.wav"
     with sf.SoundFile(path, "w", rate, 1, "PCM_16") as f:
         for _ in range(repeats):
@@ -91,7 +91,7 @@ def drive_app(out: Path, seconds: float) -> int:
         qt.quit()
 
     def stop() -> None:
-        if wf.window.controller.state == "listening":
+        if wf.window.controller.state == "running":
             wf.window.start_button.click()
         else:
             qt.quit()
@@ -132,14 +132,22 @@ def _wait_listening(logs: list[Path], procs: list[subprocess.Popen], timeout_s: 
     raise SystemExit("soak: the listeners did not start")
 
 
+def _usage(pid: int) -> tuple[float, float] | None:
+    """A process's resident memory (MB) and CPU time so far (s, all threads), or None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        rss_pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    return rss_pages * os.sysconf("SC_PAGE_SIZE") / 2**20, cpu
+
+
 def _sample(procs: dict[str, subprocess.Popen], started: float, table) -> None:
     for name, proc in procs.items():
-        if proc.poll() is not None:
-            continue
-        done = subprocess.run(["ps", "-o", "rss=,pcpu=", "-p", str(proc.pid)], capture_output=True, text=True)
-        if done.stdout.split():
-            rss_kb, cpu = done.stdout.split()
-            table.write(f"{time.monotonic() - started:.0f}\t{name}\t{int(rss_kb) / 1024:.1f}\t{cpu}\n")
+        usage = _usage(proc.pid) if proc.poll() is None else None
+        if usage is not None:
+            table.write(f"{time.monotonic() - started:.0f}\t{name}\t{usage[0]:.1f}\t{usage[1]:.2f}\n")
             table.flush()
 
 
@@ -167,7 +175,7 @@ def run(minutes: float, out: Path) -> int:
         player = mic.play(audio)
         started = time.monotonic()
         with open(out / "memory.tsv", "w") as table:
-            table.write("time_s\tlistener\trss_mb\tcpu_percent\n")
+            table.write("time_s\tlistener\trss_mb\tcpu_s\n")
             while any(p.poll() is None for p in procs.values()):
                 _sample(procs, started, table)
                 time.sleep(SAMPLE_EVERY_S)
@@ -210,22 +218,32 @@ def latency_windows(words: list[dict], seconds: float) -> tuple[float, float, np
     return p90(first), p90(last), pairs
 
 
-def rss_growth(rows: list[tuple[float, float]]) -> tuple[float, float, float]:
-    """RSS at 5 minutes, the highest RSS after it, and the growth as a fraction."""
-    settled = [mb for t, mb in rows if t >= SETTLE_S] or [mb for _, mb in rows]
-    if not settled:
+def rss_growth(rows: list[tuple[float, float]], seconds: float) -> tuple[float, float, float]:
+    """Peak RSS in the 10 minutes after the first 5, peak RSS in the last 10 minutes, and the growth as a
+    fraction. Peaks, not single samples: a round's buffers come and go within one sampling interval."""
+    early = [mb for t, mb in rows if SETTLE_S <= t < SETTLE_S + WINDOW_S] or [mb for _, mb in rows]
+    late = [mb for t, mb in rows if t >= seconds - WINDOW_S] or [mb for _, mb in rows]
+    if not early:
         return 0.0, 0.0, 0.0
-    return settled[0], max(settled), max(settled) / settled[0] - 1
+    return max(early), max(late), max(late) / max(early) - 1
+
+
+def cpu_per_audio_second(rows: list[tuple[float, float]]) -> float:
+    """CPU seconds per second of the stream, between the first and the last sample."""
+    if len(rows) < 2 or rows[-1][0] <= rows[0][0]:
+        return float("nan")
+    return (rows[-1][1] - rows[0][1]) / (rows[-1][0] - rows[0][0])
 
 
 def _app_record_problems(out: Path, app_words: list[dict]) -> list[str]:
     from engine.session.journal import list_sessions, load_session
 
-    sessions = list_sessions(out / "data")
+    journals = out / "data" / "sessions"
+    sessions = list_sessions(journals)
     if len(sessions) != 1:
         return [f"{len(sessions)} journals instead of one"]
     problems = [] if sessions[0].complete else ["the app's journal is not closed complete"]
-    journal = load_session(out / "data", sessions[0].session_id)
+    journal = load_session(journals, sessions[0].session_id)
     if [w.text for w in journal.words] != [w["text"] for w in app_words]:
         problems.append(f"the journal holds {len(journal.words)} words, the app showed {len(app_words)}")
     try:
@@ -243,7 +261,7 @@ def report(out: Path) -> int:
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     reference, seconds, codes = meta["reference"], meta["seconds"], meta["codes"]
     rows = [line.split("\t") for line in (out / "memory.tsv").read_text().splitlines()[1:]]
-    lines = ["| listener | words | WER | latency p90 first / last 10 min | mean | RSS at 5 min → max | "
+    lines = ["| listener | words | WER | latency p90 first / last 10 min | mean | peak RSS min 5–15 → last 10 min | "
              "CPU s per audio s | verdict |", "|---|---|---|---|---|---|---|---|"]
     series, failed = {}, False
     for name in ("cli", "app"):
@@ -259,15 +277,14 @@ def report(out: Path) -> int:
         series[name] = pairs
         if not last <= first * (1 + MAX_P90_RISE):
             problems.append(f"latency p90 rose from {first:.2f} to {last:.2f} s")
-        mine = [(float(t), float(mb)) for t, who, mb, _ in rows if who == name]
-        cpu = [float(c) / 100 for t, who, _, c in rows if who == name and float(t) >= SETTLE_S]
-        at5, peak, growth = rss_growth(mine)
+        mine = [(float(t), float(mb), float(cpu)) for t, who, mb, cpu in rows if who == name]
+        early, late, growth = rss_growth([(t, mb) for t, mb, _ in mine], seconds)
         if growth > MAX_RSS_GROWTH:
             problems.append(f"memory grew {growth:.1%} after the first 5 minutes")
         counts = wer_counts(reference, " ".join(w["text"] for w in words))
         lines.append(f"| {name} | {len(words)} | {counts.wer:.1%} | {first:.2f} / {last:.2f} s | "
-                     f"{pairs[:, 1].mean() if len(pairs) else float('nan'):.2f} s | {at5:.0f} → {peak:.0f} MB "
-                     f"(+{growth:.1%}) | {np.mean(cpu) if cpu else float('nan'):.2f} | "
+                     f"{pairs[:, 1].mean() if len(pairs) else float('nan'):.2f} s | {early:.0f} → {late:.0f} MB "
+                     f"({growth:+.1%}) | {cpu_per_audio_second([(t, c) for t, _, c in mine]):.2f} | "
                      f"{'passed' if not problems else 'FAILED: ' + '; '.join(problems)} |")
         failed |= bool(problems)
     soak_latency(series, out / "latency.png")

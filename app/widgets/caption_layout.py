@@ -1,4 +1,4 @@
-"""Wrap caption words into lines, remembering which words are confirmed."""
+"""Wrap caption words into lines, remembering which words are confirmed and which the model was unsure of."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +9,7 @@ from typing import Callable
 class CaptionWord:
     text: str
     confirmed: bool
+    unsure: bool = False  # the decoder's probability was below the person's threshold
 
 
 def wrap_words(words: list[CaptionWord], width: float, measure: Callable[[str], float]) -> list[list[CaptionWord]]:

@@ -1,11 +1,12 @@
-"""The scrolling, searchable transcript: one line per sentence (or up to a pause), each with its start time."""
+"""The scrolling, searchable transcript: one line per sentence (or up to a pause), each with its start time;
+the words the model was unsure of are underlined dotted."""
 from __future__ import annotations
 
 import html
 import re
 
-from PySide6.QtCore import QSize
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextDocument
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget)
 
@@ -20,6 +21,7 @@ def timestamp(seconds: float) -> str:
 
 
 HIGHLIGHT = "background-color: #ffd54f; color: #000000;"
+UNSURE_ROLE = Qt.UserRole + 1  # an item's (start, end) character ranges of unsure words
 
 
 def highlighted_html(text: str, query: str) -> str:
@@ -42,7 +44,16 @@ class HighlightDelegate(QStyledItemDelegate):
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
         doc.setDocumentMargin(2)
-        doc.setHtml(highlighted_html(index.data(), self.view.search.text().strip()))
+        # pre-wrap keeps every space, so character offsets in the document are those of the item's text
+        line = highlighted_html(index.data(), self.view.search.text().strip())
+        doc.setHtml(f'<span style="white-space: pre-wrap">{line}</span>')
+        underline = QTextCharFormat()
+        underline.setUnderlineStyle(QTextCharFormat.DotLine)
+        for start, end in index.data(UNSURE_ROLE) or ():
+            cursor = QTextCursor(doc)
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.KeepAnchor)
+            cursor.mergeCharFormat(underline)
         doc.setTextWidth(max(50, option.rect.width() if option.rect.width() > 0 else self.view.list.viewport().width()))
         return doc
 
@@ -88,6 +99,7 @@ class TranscriptView(QWidget):
         layout.addWidget(self.status)
         self._words: list[Word] = []
         self.lines: list[Cue] = []
+        self.unsure_below = 0.0
         self.search.textChanged.connect(self._filter)
         self._update_status()
 
@@ -120,11 +132,34 @@ class TranscriptView(QWidget):
             self.list.scrollToBottom()
         self._update_status()
 
+    def set_unsure_below(self, probability: float) -> None:
+        """Underline the words whose probability is below this (0: none) and redraw."""
+        if probability != self.unsure_below:
+            self.unsure_below = probability
+            for row in range(len(self.lines)):
+                self._render(row)
+            self.list.viewport().update()
+
     def _render(self, row: int) -> None:
         cue = self.lines[row]
         item = self.list.item(row)
-        item.setText(f"[{timestamp(cue.start)}]  {cue.text}")
+        text = f"[{timestamp(cue.start)}]  {cue.text}"
+        item.setText(text)
+        item.setData(UNSURE_ROLE, self.unsure_ranges(text, cue.words))
         item.setHidden(not self._matches(row))
+
+    def unsure_ranges(self, text: str, words: list[Word]) -> list[tuple[int, int]]:
+        """Where in a line's text the words below the threshold stand, as (start, end) character offsets."""
+        ranges, at = [], text.index("]") + 1
+        for word in words:
+            piece = word.text.strip()
+            start = text.find(piece, at)
+            if start < 0:
+                continue
+            at = start + len(piece)
+            if word.probability < self.unsure_below:
+                ranges.append((start, at))
+        return ranges
 
     def words(self) -> list[Word]:
         return list(self._words)

@@ -1,6 +1,7 @@
 """The floating caption window: frameless, always on top, translucent, on every desktop.
 
-Confirmed words are drawn solid and the unconfirmed tail dimmed; the text is painted in one pass
+Confirmed words are drawn solid and the unconfirmed tail dimmed, with a dotted line under the words the model
+was unsure of (probability below Settings' threshold); the text is painted in one pass
 only when it changed, so updates happen in place without flicker. Drag anywhere to move, drag an
 edge or corner to resize; right-click for appearance. It hides after a configurable silence and
 comes back on speech.
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import SIGNAL, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter
+from PySide6.QtCore import SIGNAL, QPoint, QPointF, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter, QPen
 from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
 from engine.session.events import StreamUpdate
@@ -27,6 +28,7 @@ DIM_ALPHA = 0.5
 FONT_SIZES = (14, 18, 22, 28, 36, 48)
 OPACITIES = (0.4, 0.6, 0.8, 0.95)
 HIDE_AFTER = (0.0, 4.0, 8.0, 15.0, 30.0)
+UNSURE_BELOW = (0.0, 0.3, 0.5, 0.7)  # probability thresholds offered in the menu
 
 
 def _edges_at(rect: QRect, pos: QPoint) -> Qt.Edge:
@@ -68,8 +70,8 @@ class CaptionWindow(QWidget):
         self.setMinimumSize(QSize(220, 60))
         self.caption_style = caption_style
         self.enabled = True  # the person wants captions; silence only hides them for a while
-        self._confirmed: list[str] = []
-        self._tentative: list[str] = []
+        self._confirmed: list[tuple[str, float]] = []  # (text, probability)
+        self._tentative: list[tuple[str, float]] = []
         self._latency_s: float | None = None
         self._last_speech = time.monotonic()
         self._press: tuple[QPoint, QRect, Qt.Edge] | None = None
@@ -87,14 +89,14 @@ class CaptionWindow(QWidget):
     # --- content -------------------------------------------------------------------------------
     def show_words(self, confirmed: list[str], tentative: list[str]) -> None:
         """Replace the content (the wizard's preview)."""
-        self._confirmed, self._tentative = list(confirmed), list(tentative)
+        self._confirmed, self._tentative = [(t, 1.0) for t in confirmed], [(t, 1.0) for t in tentative]
         self.update()
 
     def show_update(self, update: StreamUpdate) -> None:
         """Add the round's confirmed words and replace the unconfirmed tail."""
-        tentative = [w.text for w in update.tentative]
+        tentative = [(w.text, w.probability) for w in update.tentative]
         if update.confirmed:
-            self._confirmed.extend(w.text for w in update.confirmed)
+            self._confirmed.extend((w.text, w.probability) for w in update.confirmed)
             self._latency_s = max(0.0, update.confirmed[-1].emitted - update.confirmed[-1].end)
         speech = bool(update.confirmed) or tentative != self._tentative or update.level > SPEECH_LEVEL
         changed = bool(update.confirmed) or tentative != self._tentative
@@ -113,14 +115,16 @@ class CaptionWindow(QWidget):
 
     def text(self) -> str:
         """What the window holds: confirmed words, then the unconfirmed tail."""
-        return " ".join(self._confirmed + self._tentative)
+        return " ".join(t for t, _ in self._confirmed + self._tentative)
 
     def visible_lines(self) -> list[list[CaptionWord]]:
         """The lines on screen now, newest last."""
         return self._lines()[-self.caption_style.lines:]
 
     def _words(self) -> list[CaptionWord]:
-        return [CaptionWord(t, True) for t in self._confirmed] + [CaptionWord(t, False) for t in self._tentative]
+        below = self.caption_style.unsure_below
+        return ([CaptionWord(t, True, p < below) for t, p in self._confirmed]
+                + [CaptionWord(t, False, p < below) for t, p in self._tentative])
 
     def _lines(self) -> list[list[CaptionWord]]:
         metrics = QFontMetricsF(self._font())
@@ -209,9 +213,13 @@ class CaptionWindow(QWidget):
         for line in lines:
             x = float(area.left())
             for word in line:
-                painter.setPen(solid if word.confirmed else dim)
+                colour = solid if word.confirmed else dim
+                painter.setPen(colour)
                 painter.drawText(QPoint(int(x), int(y)), word.text)
-                x += metrics.horizontalAdvance(word.text) + space
+                advance = metrics.horizontalAdvance(word.text)
+                if word.unsure:
+                    self._underline_dotted(painter, colour, x, y + metrics.underlinePos() + 1, advance)
+                x += advance + space
             y += metrics.lineSpacing()
         if self.caption_style.show_latency:
             painter.setFont(self._small_font())
@@ -219,6 +227,13 @@ class CaptionWindow(QWidget):
             painter.drawText(self.rect().adjusted(PADDING, 0, -PADDING, -6), Qt.AlignRight | Qt.AlignBottom,
                              self.latency_text())
         painter.end()
+
+    def _underline_dotted(self, painter: QPainter, colour: QColor, x: float, y: float, width: float) -> None:
+        """The mark of a word the model was unsure of: a dotted line under it."""
+        pen = QPen(colour, max(1.5, self.caption_style.font_size / 12), Qt.DotLine)
+        pen.setCapStyle(Qt.RoundCap)
+        painter.setPen(pen)
+        painter.drawLine(QPointF(x, y), QPointF(x + width, y))
 
     def latency_text(self) -> str:
         return "latency –" if self._latency_s is None else f"latency {self._latency_s:.1f} s"
@@ -304,6 +319,8 @@ class CaptionWindow(QWidget):
         self._choice_menu(menu, "Opacity", OPACITIES, "opacity", lambda v: f"{round(v * 100)} %")
         self._choice_menu(menu, "Hide after silence", HIDE_AFTER, "hide_after_s",
                           lambda v: "never" if v == 0 else f"{v:g} s")
+        self._choice_menu(menu, "Underline unsure words", UNSURE_BELOW, "unsure_below",
+                          lambda v: "never" if v == 0 else f"below {round(v * 100)} % confidence")
         menu.addAction("Text colour…", lambda: self._pick_colour("text_color"))
         menu.addAction("Background colour…", lambda: self._pick_colour("background_color"))
         latency = menu.addAction("Show latency")

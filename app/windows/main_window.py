@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(False)
         outer.addWidget(self.banner)
         self.transcript = TranscriptView()
+        self.transcript.set_unsure_below(self.settings.caption.unsure_below)
         outer.addWidget(self.transcript, 1)
         self.setCentralWidget(central)
         self.statusBar()
@@ -290,6 +291,7 @@ class MainWindow(QMainWindow):
         self.show_captions_action.blockSignals(False)
 
     def _caption_style_changed(self) -> None:
+        self.transcript.set_unsure_below(self.settings.caption.unsure_below)
         if self.settings_dialog is not None:
             self.settings_dialog.sync_captions()
         self.settings_changed.emit()
@@ -403,6 +405,7 @@ class MainWindow(QMainWindow):
 
     def _settings_edited(self) -> None:
         self.captions.apply_style()
+        self.transcript.set_unsure_below(self.settings.caption.unsure_below)
         if self.model_combo.name() != self.settings.model:
             self.model_combo.blockSignals(True)
             self.model_combo.set_name(self.settings.model)

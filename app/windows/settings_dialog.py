@@ -190,6 +190,12 @@ class SettingsDialog(QDialog):
         self.latency_box.setChecked(style.show_latency)
         self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
         form.addRow(self.latency_box)
+        self.unsure_spin = QSpinBox(minimum=0, maximum=100, singleStep=5, suffix=" %", specialValueText="never")
+        self.unsure_spin.setValue(round(style.unsure_below * 100))
+        self.unsure_spin.valueChanged.connect(lambda v: self._set_caption("unsure_below", v / 100))
+        form.addRow("Underline words below", self.unsure_spin)
+        form.addRow("", _hint("A dotted line marks the words the model was unsure of (confidence below this), in "
+                              "the captions and the transcript."))
         form.addRow(_hint("Right-click the caption window for the same choices; drag it to move, drag its "
                           "edges to resize."))
         return page
@@ -198,7 +204,8 @@ class SettingsDialog(QDialog):
         """Show caption settings changed elsewhere (the caption window's menu)."""
         style = self.settings.caption
         for widget, value in ((self.font_spin, style.font_size), (self.opacity_spin, round(style.opacity * 100)),
-                              (self.lines_spin, style.lines), (self.hide_spin, round(style.hide_after_s))):
+                              (self.lines_spin, style.lines), (self.hide_spin, round(style.hide_after_s)),
+                              (self.unsure_spin, round(style.unsure_below * 100))):
             widget.blockSignals(True)
             widget.setValue(value)
             widget.blockSignals(False)

@@ -108,3 +108,14 @@ def test_values_out_of_range_are_dropped_and_the_rest_kept(isolated_dirs):
     assert (loaded.min_chunk_s, loaded.beam_size) == (None, None)  # the policy decides them again
     assert loaded.hush is True and loaded.caption.lines == 1
     loaded.stream_config().resolved()  # and the stream they describe is valid
+
+
+def test_caption_values_of_the_wrong_kind_or_out_of_range_fall_back_to_the_defaults(isolated_dirs):
+    saved = {"font_size": 10000, "opacity": 0.5, "lines": "three", "hide_after_s": -4, "unsure_below": 1.5,
+             "text_color": "#112233", "background_color": 7, "show_latency": True, "geometry": [1, 2, "x", 4]}
+    settings_path().write_text(json.dumps({"caption": saved}))
+    caption, default = load_settings().caption, AppSettings().caption
+    assert (caption.opacity, caption.text_color, caption.show_latency) == (0.5, "#112233", True)
+    assert (caption.font_size, caption.lines, caption.hide_after_s, caption.unsure_below,
+            caption.background_color, caption.geometry) == (default.font_size, default.lines, default.hide_after_s,
+                                                           default.unsure_below, default.background_color, None)

@@ -1,11 +1,13 @@
-"""Search filters the transcript to matching lines and highlights the matches in them."""
+"""Search filters the transcript to matching lines and highlights the matches in them; words the model was
+unsure of are underlined dotted."""
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from engine.session.words import Word
 
-from app.widgets.transcript_view import TranscriptView
+from app.widgets.transcript_view import UNSURE_ROLE, TranscriptView
 
 
 def _highlight_pixels(view: TranscriptView) -> int:
@@ -30,3 +32,35 @@ def test_search_highlights_the_matches(qtbot):
     qtbot.waitUntil(lambda: _highlight_pixels(view) > 20, timeout=3000)  # drawn on screen
     view.search.setText("")
     qtbot.waitUntil(lambda: _highlight_pixels(view) == 0, timeout=3000)
+
+
+def test_words_below_the_threshold_are_underlined_dotted(qtbot):
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    probabilities = {"xylographic": 0.2, "self-substantial": 0.35}
+    text = "The xylographic books were self-substantial."
+    view.set_words([Word(w, i * 0.4, i * 0.4 + 0.3, probabilities.get(w.strip("."), 0.9))
+                    for i, w in enumerate(text.split())])
+    line = view.list.item(0).text()
+    assert view.list.item(0).data(UNSURE_ROLE) == []  # the threshold starts at 0: nothing marked
+    view.set_unsure_below(0.5)
+    ranges = view.list.item(0).data(UNSURE_ROLE)
+    assert [line[a:b] for a, b in ranges] == ["xylographic", "self-substantial."]
+    doc = view.list.itemDelegate()._document(_option(view), view.list.model().index(0, 0))
+    assert doc.toPlainText() == line  # offsets in the drawn document are those of the line
+    cursor = QTextCursor(doc)
+    styles = []
+    for position in (ranges[0][0] + 1, line.index("books") + 1):
+        cursor.setPosition(position)
+        styles.append(cursor.charFormat().underlineStyle())
+    assert styles == [QTextCharFormat.DotLine, QTextCharFormat.NoUnderline]
+
+
+def _option(view: TranscriptView) -> QStyleOptionViewItem:
+    option = QStyleOptionViewItem()
+    option.font = view.list.font()
+    option.rect.setWidth(view.list.viewport().width())
+    return option

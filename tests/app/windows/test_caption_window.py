@@ -134,3 +134,28 @@ def test_the_caption_window_starts_at_the_bottom_centre_of_the_main_windows_scre
     qtbot.addWidget(moved)
     moved.place_default(screen)
     assert moved.geometry().topLeft().toTuple() == (10, 20)  # a place the person chose is kept
+
+
+def _changed_rows(window, before) -> list[int]:
+    """Image rows whose pixels differ from `before` (a grab of the same window)."""
+    after = window.grab().toImage()
+    return [y for y in range(after.height()) if any(after.pixel(x, y) != before.pixel(x, y)
+                                                    for x in range(after.width()))]
+
+
+def test_words_the_model_was_unsure_of_are_underlined_dotted(qtbot, window):
+    window.resize(700, window.height())
+    window.show()
+    qtbot.waitExposed(window)
+    sure = StreamUpdate([WordEvent("printing", 0.0, 0.4, 2.0, 0.95), WordEvent("books", 0.4, 0.8, 2.0, 0.9)],
+                        [], 2.0, 0.2, 3.0, 0.0)
+    window.show_update(sure)
+    window.show_update(StreamUpdate([WordEvent("xylographic", 0.8, 1.4, 2.5, 0.21)],
+                                    [Word("types", 1.4, 1.8, 0.3)], 2.5, 0.2, 3.0, 0.0))
+    marked = [(w.text, w.unsure) for line in window.visible_lines() for w in line]
+    assert marked == [("printing", False), ("books", False), ("xylographic", True), ("types", True)]
+    underlined = window.grab().toImage()
+    window.caption_style.unsure_below = 0.0  # "never"
+    assert not any(w.unsure for line in window.visible_lines() for w in line)
+    rows = _changed_rows(window, underlined)
+    assert 1 <= len(rows) <= 6 and rows[-1] - rows[0] <= 6  # only a thin line under the words went away
