@@ -37,10 +37,13 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
                    help="accept text re-read from the last round in one teacher-forced pass")
     p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--guard", type=int, default=None, metavar="FRAMES",
+                   help="end a round when the next token attends to the last FRAMES encoder frames (20 ms) "
+                        "of its audio (AlignAtt); 0 turns it off")
 
 
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
-               "policy": "--policy"}
+               "policy": "--policy", "guard_frames": "--guard"}
 
 
 def _pace(value: str) -> str:
@@ -58,7 +61,7 @@ def _config_from(args):
     return validate_stream_config(StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
         hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
-        pipeline=args.pipeline,
+        pipeline=args.pipeline, guard_frames=args.guard,
     ), FLAG_LABELS)
 
 

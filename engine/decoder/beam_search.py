@@ -30,6 +30,11 @@ the first hypothesis to emit EOT (CarelessWhisper) saved 5% of steps but 1% of d
 hypothesis that drops the newest word); capping the length at the previous round's tokens per
 second + 5 (XYZ) would have cut 2 of 1067 steps.
 
+The guard (options.guard_frames, AlignAtt's rule as in SimulStreaming): before each token is chosen, the
+alignment heads' attention of the query that predicts it (best hypothesis, softmax, mean over heads) is read;
+when its peak lies within guard_frames of the real audio's end, the round ends there, without that token. The
+next round, with more audio, says the rest. Verified tokens are checked the same way.
+
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 The result also carries each sampled token's probability and, from the numpy session, the alignment
 heads' cross-attention of the winning hypothesis, for word times without a second decoder pass.
@@ -94,6 +99,7 @@ class _BeamDecoder:
         self.ends: dict[tuple[int, ...], tuple[list[float], np.ndarray | None]] = {}
         self.widths: list[int] = []
         self.done = False
+        self.guarded = False
 
     def narrow_step(self, token: int, logprob: float) -> list[int]:
         """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
@@ -135,7 +141,8 @@ class _BeamDecoder:
         for j in np.argsort(self.sums)[::-1]:
             if len(self.finished) >= self.options.beam_size:
                 break
-            self._finish((*self.beams[j], self.eot), self.sums[j], self.lps[j], None)  # last token not forwarded
+            # the live rows' last tokens went through the session only when the guard stopped the round
+            self._finish((*self.beams[j], self.eot), self.sums[j], self.lps[j], j if self.guarded else None)
         candidates = list(self.finished.items())
         scores = [
             length_normalized(s, len(seq) - self.sample_begin - 1, self.options.length_penalty) for seq, s in candidates
@@ -146,7 +153,19 @@ class _BeamDecoder:
         if path is not None:
             attention = self.trace.logits(path, list(range(self.sample_begin - 1, self.sample_begin + len(tokens))))
         probs = [float(np.exp(lp)) for lp in lps[: len(tokens)]]
-        return DecodeResult(tokens, best_sum, no_speech, self.widths, probs, attention)
+        return DecodeResult(tokens, best_sum, no_speech, self.widths, probs, attention, self.guarded)
+
+    def at_audio_end(self, position: int = -1) -> bool:
+        """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
+        the last guard_frames frames of the real audio?"""
+        guard = self.options.guard_frames
+        if not guard or self.trace is None or not self.trace.calls:
+            return False
+        qk = self.trace.calls[-1][0, position]  # (heads, frames) of row 0, the best live hypothesis
+        weights = np.exp(qk - qk.max(axis=-1, keepdims=True))
+        weights /= weights.sum(axis=-1, keepdims=True)
+        self.guarded = int(np.argmax(weights.mean(axis=0))) >= qk.shape[-1] - guard
+        return self.guarded
 
 
 def decode_beam(*args, **kwargs) -> DecodeResult:
@@ -194,7 +213,7 @@ def iter_decode_beam(
     decoder = _BeamDecoder(session, rules, options, tokenizer.eot, start)
     narrow = pruner is not None
     limit = min(options.max_tokens, model.dims.n_text_ctx - len(start))
-    while len(decoder.widths) < limit:
+    while len(decoder.widths) < limit and not decoder.at_audio_end():
         logprobs = rules.logprobs(rows, decoder.beams)
         if narrow:
             token = int(logprobs[0].argmax())
@@ -227,6 +246,8 @@ def _verify(decoder: _BeamDecoder, pruner: Pruner, draft: list[int], rows: np.nd
     logits = np.asarray(session.forward(np.array([draft]))[0], dtype=np.float32)
     accepted = 0
     for k, expected in enumerate(draft):
+        if k > 0 and decoder.at_audio_end(k - 1):  # the query that predicts draft[k] looks at the audio's end
+            break
         row = rows if k == 0 else logits[k - 1 : k]
         logprobs = decoder.rules.logprobs(row, decoder.beams)
         token = int(logprobs[0].argmax())

@@ -28,6 +28,9 @@ class DecodeOptions:
     pruning_rematch: bool = True  # after a fallback, return to beam 1 once the text re-matches
     verify_reference: bool = False  # accept re-read text in one teacher-forced pass (engine.decoder.beam_search)
     decoder: str | None = None  # "numpy" or "mlx" session; None: by device (engine.decoder.session)
+    # End the round when the next token's query attends most to the last guard_frames encoder frames (20 ms
+    # each) of the real audio (AlignAtt's rule); 0: off. Needs the numpy session's attention record.
+    guard_frames: int = 0
 
 
 @dataclass
@@ -40,6 +43,7 @@ class DecodeResult:
     beam_widths: list[int] = field(default_factory=list)
     token_probs: list[float] = field(default_factory=list)  # each sampled token's probability
     attention: np.ndarray | None = None  # alignment heads' cross-attention logits (engine.word_timing)
+    guarded: bool = False  # the guard ended the round at the end of its audio (options.guard_frames)
 
     @property
     def avg_logprob(self) -> float:

@@ -72,6 +72,8 @@ class DoneEvent:
     reduced_beam_fraction: float
     cpu_s: float
     forced: int = 0  # words confirmed without two rounds agreeing (the buffer had to move on)
+    padded_retries: int = 0  # unpadded rounds that ran away and were redone padded to 30 s
+    guard_stops: int = 0  # rounds the guard ended at the end of their audio
     notices: list[str] = field(default_factory=list)
     error: str | None = None  # why the stream ended early (an unplugged device); None for a clean end
     type: str = "done"

@@ -20,8 +20,8 @@ PACES = ("realtime", "fast", "unaware")
 # padded to 30 s, beam 5, serial. `flow` turns on every technique that helps in streaming: the hush
 # word stays off until it stops running away on buffers cut mid-word (see hushwords/README.md).
 POLICIES: dict[str, dict] = {
-    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
-    "flow": dict(hush=False, beam_size=5, beam_pruning=True, verify=True, pipeline=True),
+    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, verify=False, pipeline=False, guard_frames=0),
+    "flow": dict(hush=False, beam_size=5, beam_pruning=True, verify=True, pipeline=True, guard_frames=0),
 }
 
 
@@ -39,6 +39,7 @@ class StreamConfig:
     beam_pruning: bool | None = None
     verify: bool | None = None  # accept re-read text in one teacher-forced pass (one-pass verification)
     pipeline: bool | None = None
+    guard_frames: int | None = None  # end a round where it attends to its audio's last frames (0: off)
     # An explicit thread allocation; all None: the calibrated profile (see engine.stream.profiles.Allocation)
     blas_threads: int | None = None
     handoff_tokens: int | None = None
@@ -70,8 +71,9 @@ LIMITS: dict[str, tuple[float, float, str]] = {
     "beam_size": (1, 16, ""),
     "blas_threads": (0, 64, ""),
     "handoff_tokens": (0, 224, ""),
+    "guard_frames": (0, 100, " frames"),
 }
-INTEGER_SETTINGS = ("beam_size", "blas_threads", "handoff_tokens")
+INTEGER_SETTINGS = ("beam_size", "blas_threads", "handoff_tokens", "guard_frames")
 
 
 def check_setting(key: str, value, label: str | None = None) -> None:
@@ -146,7 +148,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         if padding is PAD30:
             notices.append(choice.note)
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
-                           verify_reference=bool(config.verify))
+                           verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0)
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
     allocation = choose_allocation(config, notices)
     set_blas_threads(allocation.blas_threads)

@@ -48,6 +48,8 @@ class LoopStats:
     beam_sum: int = 0
     reduced_steps: int = 0
     forced: int = 0  # words confirmed without two rounds agreeing
+    padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
+    guard_stops: int = 0  # rounds the guard ended at the end of their audio
     round_times: list[float] = field(default_factory=list)
 
     def add(self, r: RoundResult, full_beam: int) -> None:
@@ -59,6 +61,8 @@ class LoopStats:
         self.beam_steps += len(r.beam_widths)
         self.beam_sum += sum(r.beam_widths)
         self.reduced_steps += sum(1 for b in r.beam_widths if b < full_beam)
+        self.padded_retries += r.padded_retry
+        self.guard_stops += r.guarded
         self.round_times.append(r.encode_s + r.decode_s + r.align_s)
 
     @property
@@ -151,20 +155,24 @@ class OnlineProcessor:
 
     def finish(self) -> list[Word]:
         """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
-        while the last round's words stop over TAIL_S before the end, decode the audio after them again."""
+        while the last round's words stop over TAIL_S before the end, decode the audio after them again.
+        These last rounds run without the guard: the audio really ends there, so its last word is whole."""
         words = self._drain()
         while self.buffer_s > self.window_s:
             words += self.process_iter()
         words += self._drain()
-        while True:
-            tail = self.hypothesis.confirm_all()
-            self.committed.extend(tail)
-            words += tail
-            end = self.buffer_offset + self.buffer_s
-            if not tail or end - tail[-1].end < TAIL_S:
-                break
-            self._chunk_at(tail[-1].end)
-            words += self.process_iter() + self._drain()
+        with self.transcriber.unguarded():
+            if self.transcriber.decode_options.guard_frames and self.buffer_s > 0:
+                words += self.process_iter() + self._drain()  # the guard held back the buffer's last word
+            while True:
+                tail = self.hypothesis.confirm_all()
+                self.committed.extend(tail)
+                words += tail
+                end = self.buffer_offset + self.buffer_s
+                if not tail or end - tail[-1].end < TAIL_S:
+                    break
+                self._chunk_at(tail[-1].end)
+                words += self.process_iter() + self._drain()
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)
         return words

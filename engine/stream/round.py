@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import mlx.core as mx
@@ -56,6 +57,8 @@ class RoundResult:
     encoder_frames: int
     encoder_gflops: float
     beam_widths: list[int]
+    guarded: bool = False  # the guard ended the decoding at the end of the audio (DecodeOptions.guard_frames)
+    padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
 
     @property
     def words(self) -> list[Word]:
@@ -121,6 +124,16 @@ class Transcriber:
         self.padding = padding
         self.decode_options = decode
         self.word_timestamps = word_timestamps
+        self.guarded = True  # False while the stream's last rounds decode: its audio really ends there
+
+    @contextmanager
+    def unguarded(self) -> Iterator[None]:
+        """Rounds decoded inside this block run without the guard (the end of the stream: nothing follows)."""
+        self.guarded = False
+        try:
+            yield
+        finally:
+            self.guarded = True
 
     @property
     def max_buffer_s(self) -> float:
@@ -136,11 +149,13 @@ class Transcriber:
         return Encoded(audio, mel, features, time.perf_counter() - t0)
 
     def options_for(self, audio_steps: int | None) -> DecodeOptions:
-        """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early."""
+        """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early; the
+        guard is off while `unguarded`."""
+        options = self.decode_options if self.guarded else replace(self.decode_options, guard_frames=0)
         if self.padding.kind == "pad30" or audio_steps is None:
-            return self.decode_options
+            return options
         budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16
-        return replace(self.decode_options, max_tokens=min(self.decode_options.max_tokens, budget))
+        return replace(options, max_tokens=min(options.max_tokens, budget))
 
     def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None,
                audio_steps: int | None = None) -> DecodeResult:
@@ -193,7 +208,7 @@ class Transcriber:
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
-            frames, encoder_gflops(self.model.dims, frames), result.beam_widths,
+            frames, encoder_gflops(self.model.dims, frames), result.beam_widths, result.guarded,
         )
 
     def hallucinated(self, result: DecodeResult) -> bool:
@@ -243,6 +258,7 @@ class Round:
         self.encoded: Encoded | None = None
         self.result: DecodeResult | None = None
         self.decode_s = 0.0
+        self.padded_retry = False
 
     def encode(self) -> "Round":
         self.encoded = self.transcriber.encode(self.audio)
@@ -255,12 +271,14 @@ class Round:
         tr = self.transcriber
         result = yield from tr.decode_steps(self.encoded, prompt_tokens, reference)
         if tr.degenerate(result, self.encoded):
+            self.padded_retry = True
             self.encoded, result = tr.padded_round(self.encoded, prompt_tokens, reference)
         self.result, self.decode_s = result, time.perf_counter() - t0
         return result
 
     def assemble(self) -> RoundResult:
-        return self.transcriber.assemble(self.encoded, self.result, self.decode_s)
+        result = self.transcriber.assemble(self.encoded, self.result, self.decode_s)
+        return replace(result, padded_retry=self.padded_retry)
 
     def run(self, prompt_tokens: list[int], reference: list[int] | None) -> RoundResult:
         run_steps(self.steps(prompt_tokens, reference))

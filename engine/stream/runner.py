@@ -109,6 +109,8 @@ def run_stream(
         reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
         cpu_s=time.process_time() - cpu0,
         forced=stats.forced,
+        padded_retries=stats.padded_retries,
+        guard_stops=stats.guard_stops,
         notices=list(notices or []),
         error=str(failure) if failure else None,
     )

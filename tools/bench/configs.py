@@ -14,14 +14,15 @@ from engine.stream.config import POLICIES, StreamConfig
 # Short names accepted in specs, for StreamConfig fields.
 ALIASES = {"min_chunk": "min_chunk_s", "chunk": "min_chunk_s", "beam": "beam_size",
            "pruning": "beam_pruning", "trim": "buffer_trimming_s", "threads": "blas_threads",
-           "handoff": "handoff_tokens"}
+           "handoff": "handoff_tokens", "guard": "guard_frames"}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 SYNTAX_HELP = (
     "POLICY[+FLAG...][:KEY=VALUE,...]; POLICY is one of " + ", ".join(POLICIES)
     + "; FLAG is hush, pruning, verify or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
-    " or pipeline (on/off), threads and handoff (an explicit thread allocation instead of the calibrated one)."
-    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8"
+    " or pipeline (on/off), guard (frames; 0 off), threads and handoff (an explicit thread allocation instead of the"
+    " calibrated one)."
+    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8  flow+hush:guard=4"
 )
 
 

@@ -21,9 +21,10 @@ def _latency(records: list[dict]) -> dict:
     return asdict(summarize([lat for r in records for _, lat, _ in r["latencies"]]))
 
 
-def _forced(records: list[dict]) -> int | None:
-    """Words confirmed without agreement, over the records (None if a record does not say)."""
-    counts = [r["done"].get("forced") for r in records]
+def _done_total(records: list[dict], key: str) -> int | None:
+    """A count from the streams' done records, summed (None if a record does not say): words confirmed without
+    agreement (forced), padded retries of runaway rounds, rounds ended by the guard."""
+    counts = [r["done"].get(key) for r in records]
     return None if None in counts else sum(counts)
 
 
@@ -40,7 +41,9 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "audio_s": sum(r["done"]["audio_s"] for r in measured),
         "wer": counts.wer,
         "wer_counts": asdict(counts),
-        "forced": _forced(measured),
+        "forced": _done_total(measured, "forced"),
+        "padded_retries": _done_total(measured, "padded_retries"),
+        "guard_stops": _done_total(measured, "guard_stops"),
         "latency": _latency(measured),
         "lower_bound": {**_latency(lower), "wer": lower_counts.wer, "files": len(lower)},
         "cost": asdict(summarize_costs(measured)) if measured else None,
@@ -93,13 +96,17 @@ def _sdi(counts: dict) -> str:
     return f"{counts['substitutions']} / {counts['deletions']} / {counts['insertions']}"
 
 
+def _count(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
 def _lat(stats: dict) -> str:
     return " / ".join(_f(stats[k]) for k in ("mean", "median", "p90"))
 
 
 HEADER = ("| config | files | WER % | sub / del / ins | forced | latency s (mean / median / p90) | lower bound s (mean / median / p90) "
           "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
-          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % |")
+          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops |")
 
 
 def markdown(summary: dict) -> str:
@@ -117,11 +124,12 @@ def markdown(summary: dict) -> str:
             split = " / ".join(_f(c.get(k), 0, 1000) for k in ("encode_s", "decode_s", "other_s"))
             lines.append(
                 f"| {row['config']} | {row['files']} | {_f(row['wer'], 1, 100)} | {_sdi(row['wer_counts'])} "
-                f"| {'–' if row['forced'] is None else row['forced']} | {_lat(row['latency'])} "
+                f"| {_count(row['forced'])} | {_lat(row['latency'])} "
                 f"| {_lat(row['lower_bound'])} | {c.get('rounds', '–')} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
-                f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} |")
+                f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "
+                f"| {_count(row.get('guard_stops'))} |")
         for gold in group["gold"]:
             lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
                          f"| {_sdi(gold['wer_counts'])} " + "| – " * (HEADER.count(" | ") - 3) + "|")

@@ -157,6 +157,8 @@ def test_config_specs():
     assert (s.policy, s.beam_pruning, s.min_chunk_s, s.beam_size, s.model, s.pipeline) == ("flow", True, 0.5, 5, "base", False)
     assert parse_config("baseline").stream.resolved().hush is False
     assert parse_config("baseline+hush").stream.resolved().hush is True
+    guarded = parse_config("flow+hush:guard=8").stream.resolved()
+    assert (guarded.hush, guarded.guard_frames) == (True, 8) and parse_config("flow").stream.resolved().guard_frames == 0
     for bad, message in [("nope", "unknown policy"), ("baseline+beam", "not a yes/no setting"),
                          ("baseline:speed=2", "unknown setting 'speed'"), ("baseline:beam=wide", "whole number"),
                          ("baseline:hush=maybe", "on or off"), ("baseline:min_chunk=0", "positive"),
@@ -193,7 +195,8 @@ def _stream(config, role, file, kind, wer, latencies, rounds=2):
             "role": role, "file": file, "kind": kind, "duration_s": 70.0 if kind == "long_derived" else 3.0,
             "words": [], "round_s": [0.5] * rounds,
             "done": {"audio_s": 3.0, "rounds": rounds, "encode_s": 0.6, "decode_s": 0.3, "cpu_s": 3.0,
-                     "encoder_gflops": 73.9, "forced": 1, "notices": []},
+                     "encoder_gflops": 73.9, "forced": 1, "padded_retries": 1, "guard_stops": 2,
+                     "notices": []},
             "beam": {"steps": 8, "sum": 8, "reduced": 0}, "peak_rss_mb": 600.0,
             "wer": {"reference_words": 10, "substitutions": wer, "deletions": 0, "insertions": 0},
             "latencies": [[t, lat, True] for t, lat in latencies], "timing_source": "offline tiny.en"}
@@ -221,6 +224,8 @@ def test_report_table_json_and_plots(tmp_path):
     assert "| baseline | 1 | 10.0 | 1 / 0 / 0 | 1 | 2.50 / 2.50 / 2.90 | 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
     assert "| offline tiny.en (gold) | 1 | 0.0 | 0 / 0 / 0 |" in table
     assert overall["rows"][0]["forced"] == 2 and overall["rows"][0]["wer_counts"]["deletions"] == 0
+    assert (overall["rows"][0]["padded_retries"], overall["rows"][0]["guard_stops"]) == (2, 4)
+    assert table.splitlines()[8].endswith("| 1 | 2 |")  # the short row's padded retries and guard stops
     _, written = write_report(records, tmp_path)
     assert sorted(p.name for p in written) == ["ablation.png", "latency_over_time.png", "latency_vs_wer.png",
                                                "results.json", "table.md"]

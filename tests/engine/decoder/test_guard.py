@@ -1,0 +1,63 @@
+"""The guard (AlignAtt's rule): a round whose audio ends mid-word stops before that word, padded or hushed,
+with beam search and with one-pass verification of the previous round's text."""
+from __future__ import annotations
+
+import pytest
+
+from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.decoder.options import DecodeOptions
+from engine.encoder.hush_word import hush_choice
+from engine.encoder.input import PAD30
+from engine.stream.round import Transcriber
+from testdata import DATA
+
+GUARD_FRAMES = 8
+
+
+@pytest.fixture(scope="module")
+def clip():
+    return load_audio(DATA / "LJ001-0009.wav")  # "Printing, then, for our purpose, may be considered as the art
+    #                                             of making books by means of movable types."
+
+
+@pytest.fixture(scope="module")
+def words(tiny_model, clip):
+    """The whole clip's words with their times."""
+    return Transcriber(tiny_model).transcribe(clip).words
+
+
+def _decode(tiny_model, audio, padding, options: DecodeOptions, reference=None):
+    transcriber = Transcriber(tiny_model, padding=padding, decode=options)
+    encoded = transcriber.encode(audio)
+    result = transcriber.decode(encoded.features, [], reference, audio_steps=encoded.audio_steps)
+    text = transcriber.tokenizer.decode([t for t in result.tokens if t < transcriber.tokenizer.eot])
+    return result, [w.strip(".,").lower() for w in text.split()]
+
+
+@pytest.mark.parametrize("padding", ["pad30", "hush"])
+@pytest.mark.parametrize("beam_size", [1, 5])
+def test_the_guard_ends_a_round_whose_audio_ends_mid_word(tiny_model, clip, words, padding, beam_size):
+    making = next(w for w in words if "making" in w.text)
+    cut = clip[: int((making.start + making.end) / 2 * SAMPLE_RATE)]  # "… the art of mak"
+    pad = PAD30 if padding == "pad30" else hush_choice(tiny_model).padding
+    assert pad.kind == padding
+    unguarded, said = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size))
+    guarded, kept = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES))
+    assert not unguarded.guarded and guarded.guarded
+    assert "making" in " ".join(said)  # without the guard the model guesses the word it heard half of
+    assert kept and "making" not in kept and "mak" not in " ".join(kept)
+    assert kept == said[: len(kept)]  # what the guarded round says is what the round said, up to the cut
+    assert "art" in kept  # and it keeps the words before the cut
+
+
+def test_verified_tokens_are_guarded_too(tiny_model, clip, words):
+    """With the previous round's (whole clip's) tokens as the draft, one-pass verification must not carry
+    the round past the end of its audio."""
+    full = Transcriber(tiny_model)
+    encoded = full.encode(clip)
+    reference = full.decode(encoded.features, [], audio_steps=encoded.audio_steps).tokens
+    making = next(w for w in words if "making" in w.text)
+    cut = clip[: int((making.start + making.end) / 2 * SAMPLE_RATE)]
+    options = DecodeOptions(beam_size=5, beam_pruning=True, verify_reference=True, guard_frames=GUARD_FRAMES)
+    result, kept = _decode(tiny_model, cut, PAD30, options, reference)
+    assert result.guarded and "making" not in kept and "books" not in kept and "art" in kept

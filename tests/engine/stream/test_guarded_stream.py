@@ -1,0 +1,44 @@
+"""A hushed stream with the guard on: rounds over a real clip cut mid-word stop at the end of their audio,
+without repetition, and the stream's done record counts the guard's stops and the padded retries."""
+from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.audio.sources import FileSource
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.runner import run_stream
+from testdata import DATA
+
+import soundfile as sf
+
+REFERENCE = "printing then for our purpose may be considered as the art of making books by means of movable types"
+
+
+def test_a_hushed_guarded_stream_over_a_clip_cut_mid_word_stops_without_repetition(tiny_model, tmp_path):
+    clip = load_audio(DATA / "LJ001-0009.wav")
+    cut = tmp_path / "cut.wav"
+    sf.write(cut, clip[: int(4.48 * SAMPLE_RATE)], SAMPLE_RATE)  # ends inside "making"
+    config = StreamConfig(policy="flow", hush=True, guard_frames=8, pipeline=False)
+    processor, notices = build_processor(tiny_model, config)
+    assert notices == []  # tiny.en has its hush word: no padding
+    words = []
+    done = run_stream(processor, FileSource(str(cut)), pace="fast", min_chunk_s=1.0,
+                      on_update=lambda update: words.extend(w.text for w in update.confirmed))
+    processor.close()
+    said = [w.strip(".,").lower() for w in words]
+    trigrams = list(zip(said, said[1:], said[2:]))
+    assert len(trigrams) == len(set(trigrams))  # nothing said twice: no runaway
+    assert "".join(said) in REFERENCE.replace(" ", "") and said[:4] == ["printing", "then", "for", "our"]
+    assert len(said) >= 11  # the words up to the cut (the unguarded last round may finish "mak" as "making")
+    assert done.guard_stops >= 1 and done.padded_retries <= 1
+    assert done.encoder_gflops / done.rounds < 10  # rounds encode the buffer and the hush word, not 30 s
+
+
+def test_the_last_word_of_a_guarded_stream_is_kept(tiny_model, tmp_path):
+    """At the end of the stream nothing follows: its last rounds run unguarded, so "types" is not held back."""
+    whole = tmp_path / "whole.wav"
+    sf.write(whole, load_audio(DATA / "LJ001-0009.wav"), SAMPLE_RATE)
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", hush=True, guard_frames=8, pipeline=False))
+    words = []
+    run_stream(processor, FileSource(str(whole)), pace="fast", min_chunk_s=1.0,
+               on_update=lambda update: words.extend(w.text for w in update.confirmed))
+    processor.close()
+    said = [w.strip(".,").lower() for w in words]
+    assert said[-3:] == ["of", "movable", "types"]
