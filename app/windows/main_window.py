@@ -118,7 +118,10 @@ class MainWindow(QMainWindow):
         self.banner_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
         close = QToolButton(text="✕", autoRaise=True, toolTip="Dismiss")
         close.clicked.connect(lambda: self.banner.setVisible(False))
+        self.switch_button = QPushButton("Switch device…", visible=False)
+        self.switch_button.clicked.connect(self.switch_device)
         banner_layout.addWidget(self.banner_text, 1)
+        banner_layout.addWidget(self.switch_button, 0, Qt.AlignTop)
         banner_layout.addWidget(close, 0, Qt.AlignTop)
         self.banner.setVisible(False)
         outer.addWidget(self.banner)
@@ -194,6 +197,7 @@ class MainWindow(QMainWindow):
         c.level.connect(self.level_meter.set_level)
         c.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
         c.error.connect(self.show_error)
+        c.device_lost.connect(self._device_lost)
         c.session_ended.connect(self._session_ended)
 
     # --- sessions ------------------------------------------------------------------------------
@@ -274,8 +278,19 @@ class MainWindow(QMainWindow):
             self.settings.source_id = choice.key
             self.settings_changed.emit()
 
+    def _device_lost(self, message: str) -> None:
+        self.show_error(f"{message} Switch device to go on captioning, or stop here: everything so far is saved.")
+        self.switch_button.setVisible(True)
+
+    def switch_device(self) -> None:
+        """After a source failed: list the sources again and open the list, to pick another and press Start."""
+        self.banner.setVisible(False)
+        self.source_picker.refresh()
+        self.source_picker.combo.showPopup()
+
     def show_error(self, message: str) -> None:
         """Show a problem in the window (and as a tray message when the window is hidden); nothing stops."""
+        self.switch_button.setVisible(False)
         self.banner_text.setText(message)
         self.banner.setStyleSheet("background: #5a1d1d; color: #ffdcd7; border-radius: 4px;")
         self.banner.setVisible(True)

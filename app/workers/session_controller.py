@@ -32,6 +32,7 @@ class SessionController(QObject):
     level = Signal(float)
     notice = Signal(str)
     error = Signal(str)
+    device_lost = Signal(str)  # the session's source stopped working; the session ended, its words are kept
     session_ended = Signal(object)  # DoneEvent, or None when it ended early
 
     def __init__(self, settings: AppSettings, cache: ModelCache, parent: QObject | None = None):
@@ -100,6 +101,7 @@ class SessionController(QObject):
         worker.level.connect(self.level)
         worker.notice.connect(self.notice)
         worker.failed.connect(self.error)
+        worker.device_lost.connect(self.device_lost)
         worker.finished.connect(self._finished)
         self._stop_event = worker.stop_event
         self._set_state("running")

@@ -12,7 +12,7 @@ from typing import Callable, Protocol
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from engine.errors import DiskFullError, WhisperFlowError
+from engine.errors import DeviceError, DiskFullError, WhisperFlowError
 from engine.session.events import StreamUpdate, WordEvent
 from engine.audio.sources import AudioSource
 from engine.stream.config import StreamConfig, build_processor
@@ -38,6 +38,7 @@ class StreamWorker(QObject):
     level = Signal(float)  # RMS of each block read from the source, as it is read
     notice = Signal(str)
     failed = Signal(str)
+    device_lost = Signal(str)  # the source stopped working (unplugged); what was confirmed is kept
     finished = Signal(object)  # DoneEvent, or None when the session could not run to the end
 
     def __init__(self, loaded: LoadedModel, config: StreamConfig, open_source: Callable[[], AudioSource],
@@ -75,6 +76,8 @@ class StreamWorker(QObject):
                                       on_update=self._deliver, stop=self.stop_event, notices=notices)
                 finally:
                     processor.close()  # the pipelined processor's executor threads
+        except DeviceError as exc:
+            self.device_lost.emit(str(exc))
         except WhisperFlowError as exc:
             self.failed.emit(str(exc))
         except OSError as exc:

@@ -10,13 +10,15 @@ from engine.session.words import Word
 
 @dataclass(frozen=True)
 class WordEvent:
-    """A confirmed word; ``emitted`` is the stream-clock time at which it was confirmed."""
+    """A confirmed word; ``emitted`` is the stream-clock time at which it was confirmed, ``shown`` the time it
+    first appeared in the tentative tail (engine.stream.shown; equal to emitted when it never was tentative)."""
 
     text: str
     start: float
     end: float
     emitted: float
     probability: float = 1.0
+    shown: float | None = None
     type: str = "word"
 
 
@@ -74,6 +76,8 @@ class DoneEvent:
     forced: int = 0  # words confirmed without two rounds agreeing (the buffer had to move on)
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded to 30 s
     guard_stops: int = 0  # rounds the guard ended at the end of their audio
+    dropped_s: float = 0.0  # audio cut without being transcribed (the stream's dropped events, in seconds)
+    corrections: int = 0  # tentative words shown and later changed or taken back
     notices: list[str] = field(default_factory=list)
     error: str | None = None  # why the stream ended early (an unplugged device); None for a clean end
     type: str = "done"
@@ -85,7 +89,8 @@ def _rounded(d: dict) -> dict:
 
 def word_record(event: WordEvent) -> dict:
     return {"type": "word", "text": event.text, "start": round(event.start, 3), "end": round(event.end, 3),
-            "emitted": round(event.emitted, 3), "probability": round(event.probability, 3)}
+            "emitted": round(event.emitted, 3), "shown": round(event.emitted if event.shown is None else event.shown, 3),
+            "probability": round(event.probability, 3)}
 
 
 def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:

@@ -50,6 +50,7 @@ class LoopStats:
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
     guard_stops: int = 0  # rounds the guard ended at the end of their audio
+    dropped_s: float = 0.0  # audio cut from the buffer without confirmed words (reported as dropped events)
     round_times: list[float] = field(default_factory=list)
 
     def add(self, r: RoundResult, full_beam: int) -> None:
@@ -211,6 +212,7 @@ class OnlineProcessor:
         elif self.stats.rounds and self.round_start == self.buffer_offset and not self.hypothesis.tentative():
             cut = min(target, self.buffer_offset + self.window_s)  # the last round heard no words there
             self.dropped.append(DroppedEvent(self.buffer_offset, cut, "no words in a full window"))
+            self.stats.dropped_s += cut - self.buffer_offset
             self._chunk_at(cut)
         return forced
 

@@ -20,6 +20,7 @@ from engine.audio.sources import AudioSource
 from engine.audio.files import SAMPLE_RATE
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
+from engine.stream.shown import ShownTracker
 
 
 def _level(audio: np.ndarray) -> float:
@@ -46,6 +47,7 @@ def run_stream(
     min_samples = int(min_chunk_s * SAMPLE_RATE)
     recorded = load_recorded(pace) if is_replay(pace) else None
     consumed, rounds = 0, 0
+    tracker = ShownTracker()
     cpu0, wall0 = time.process_time(), time.perf_counter()
 
     def clock() -> float:
@@ -55,11 +57,13 @@ def run_stream(
 
     def report(words, round_s: float, level: float, span: tuple[float, float] | None) -> float:
         now = clock()
-        events = [WordEvent(w.text, w.start, w.end, now, w.probability) for w in words]
+        tentative = processor.tentative()
+        shown = tracker.update(words, tentative, now)
+        events = [WordEvent(w.text, w.start, w.end, now, w.probability, at) for w, at in zip(words, shown)]
         dropped, processor.dropped = processor.dropped, []
         if on_update:
             event = RoundEvent(span[0], span[1], now) if span else None
-            on_update(StreamUpdate(events, processor.tentative(), now, round_s, processor.buffer_s, level, event, dropped))
+            on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped))
         return now
 
     source.start()
@@ -111,6 +115,8 @@ def run_stream(
         forced=stats.forced,
         padded_retries=stats.padded_retries,
         guard_stops=stats.guard_stops,
+        dropped_s=stats.dropped_s,
+        corrections=tracker.corrections,
         notices=list(notices or []),
         error=str(failure) if failure else None,
     )

@@ -17,13 +17,13 @@ def _wer(records: list[dict]) -> WerCounts:
     return sum((WerCounts(**r["wer"]) for r in records), ZERO)
 
 
-def _latency(records: list[dict]) -> dict:
-    return asdict(summarize([lat for r in records for _, lat, _ in r["latencies"]]))
+def _latency(records: list[dict], key: str = "latencies") -> dict:
+    return asdict(summarize([lat for r in records for _, lat, _ in r.get(key, [])]))
 
 
 def _done_total(records: list[dict], key: str) -> int | None:
-    """A count from the streams' done records, summed (None if a record does not say): words confirmed without
-    agreement (forced), padded retries of runaway rounds, rounds ended by the guard."""
+    """A total from the streams' done records (None if a record does not say): words confirmed without
+    agreement (forced), padded retries of runaway rounds, rounds ended by the guard, seconds of audio dropped."""
     counts = [r["done"].get(key) for r in records]
     return None if None in counts else sum(counts)
 
@@ -44,7 +44,10 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "forced": _done_total(measured, "forced"),
         "padded_retries": _done_total(measured, "padded_retries"),
         "guard_stops": _done_total(measured, "guard_stops"),
+        "dropped_s": _done_total(measured, "dropped_s"),
         "latency": _latency(measured),
+        "shown": _latency(measured, "shown_latencies"),
+        "corrections": _done_total(measured, "corrections"),
         "lower_bound": {**_latency(lower), "wer": lower_counts.wer, "files": len(lower)},
         "cost": asdict(summarize_costs(measured)) if measured else None,
         "timing_sources": sources,
@@ -96,15 +99,16 @@ def _sdi(counts: dict) -> str:
     return f"{counts['substitutions']} / {counts['deletions']} / {counts['insertions']}"
 
 
-def _count(value: int | None) -> str:
-    return "–" if value is None else str(value)
+def _count(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}" if isinstance(value, int) else f"{value:.1f}"
 
 
 def _lat(stats: dict) -> str:
     return " / ".join(_f(stats[k]) for k in ("mean", "median", "p90"))
 
 
-HEADER = ("| config | files | WER % | sub / del / ins | forced | latency s (mean / median / p90) | lower bound s (mean / median / p90) "
+HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90) "
+          "| first shown s (mean / median / p90) | corrections | lower bound s (mean / median / p90) "
           "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
           "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops |")
 
@@ -124,7 +128,8 @@ def markdown(summary: dict) -> str:
             split = " / ".join(_f(c.get(k), 0, 1000) for k in ("encode_s", "decode_s", "other_s"))
             lines.append(
                 f"| {row['config']} | {row['files']} | {_f(row['wer'], 1, 100)} | {_sdi(row['wer_counts'])} "
-                f"| {_count(row['forced'])} | {_lat(row['latency'])} "
+                f"| {_count(row['forced'])} | {_count(row.get('dropped_s'))} | {_lat(row['latency'])} "
+                f"| {_lat(row['shown']) if row.get('shown') else '–'} | {_count(row.get('corrections'))} "
                 f"| {_lat(row['lower_bound'])} | {c.get('rounds', '–')} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "

@@ -82,9 +82,14 @@ def test_a_device_that_disappears_mid_session_keeps_the_transcript(qtbot, virtua
     assert wf.window.banner.isVisible()
     message = wf.window.banner_text.text()
     assert "stopped working" in message and "kept" in message
+    assert "Switch device" in message and "stop here" in message and wf.window.switch_button.isVisible()
     kept = wf.window.transcript.text()
     assert len(kept.split()) >= 4 and "printing" in kept.lower()
     [session] = list_sessions()
     assert load_session(None, session.session_id).text == kept  # every word shown is on disk
     assert wf.window.controller.state == "idle" and wf.window.start_button.text() == "Start"
     assert wf.window.export_to(tmp_path / "kept.txt") is not None  # the app carries on
+    wf.window.switch_button.click()  # "Switch device…" opens the list of sources to pick another
+    qtbot.waitUntil(lambda: wf.window.source_picker.combo.view().isVisible(), timeout=3000)
+    assert not wf.window.banner.isVisible()
+    wf.window.source_picker.combo.hidePopup()

@@ -196,7 +196,7 @@ def _stream(config, role, file, kind, wer, latencies, rounds=2):
             "words": [], "round_s": [0.5] * rounds,
             "done": {"audio_s": 3.0, "rounds": rounds, "encode_s": 0.6, "decode_s": 0.3, "cpu_s": 3.0,
                      "encoder_gflops": 73.9, "forced": 1, "padded_retries": 1, "guard_stops": 2,
-                     "notices": []},
+                     "dropped_s": 0.0, "notices": []},
             "beam": {"steps": 8, "sum": 8, "reduced": 0}, "peak_rss_mb": 600.0,
             "wer": {"reference_words": 10, "substitutions": wer, "deletions": 0, "insertions": 0},
             "latencies": [[t, lat, True] for t, lat in latencies], "timing_source": "offline tiny.en"}
@@ -221,7 +221,7 @@ def test_report_table_json_and_plots(tmp_path):
     assert short["gold"] == [{"model": "tiny.en", "files": 1, "wer": 0.0, "wer_counts": short["gold"][0]["wer_counts"]}]
     assert overall["rows"][0]["wer"] == pytest.approx(0.2) and overall["rows"][0]["files"] == 2
     table = markdown(summary)
-    assert "| baseline | 1 | 10.0 | 1 / 0 / 0 | 1 | 2.50 / 2.50 / 2.90 | 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
+    assert "| baseline | 1 | 10.0 | 1 / 0 / 0 | 1 | 0.0 | 2.50 / 2.50 / 2.90 | – / – / – | – | 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
     assert "| offline tiny.en (gold) | 1 | 0.0 | 0 / 0 / 0 |" in table
     assert overall["rows"][0]["forced"] == 2 and overall["rows"][0]["wer_counts"]["deletions"] == 0
     assert (overall["rows"][0]["padded_retries"], overall["rows"][0]["guard_stops"]) == (2, 4)

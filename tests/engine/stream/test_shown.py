@@ -1,0 +1,38 @@
+"""First shown: each confirmed word carries the time it first appeared in the tentative tail, which comes before
+its confirmation; tentative words that a later round changes are counted as corrections."""
+import json
+
+from engine.audio.sources import FileSource
+from engine.session.events import word_record
+from engine.session.words import Word
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.runner import run_stream
+from engine.stream.shown import ShownTracker
+from testdata import DATA
+
+
+def test_a_word_keeps_the_time_it_first_appeared_and_changed_words_count_as_corrections():
+    tracker = ShownTracker()
+    assert tracker.update([], [Word("Printing,", 0.0, 0.4), Word("than", 0.4, 0.9)], now=1.0) == []
+    # round 2: "Printing" confirmed (its comma and times moved a little); "than" became "then"; "for" is new
+    shown = tracker.update([Word("printing", 0.02, 0.41)], [Word("then", 0.42, 0.95), Word("for", 0.98, 1.2)], now=2.0)
+    assert shown == [1.0] and tracker.corrections == 1
+    # round 3: both confirmed; "then" first appeared in round 2, "for" too
+    assert tracker.update([Word("then", 0.4, 0.97), Word("for", 0.99, 1.24)], [], now=3.1) == [2.0, 2.0]
+    assert tracker.corrections == 1
+    # a word confirmed the moment it appears was shown then
+    assert tracker.update([Word("our", 1.24, 1.5)], [], now=4.0) == [4.0]
+
+
+def test_every_streamed_word_was_shown_before_or_when_it_was_confirmed(tiny_model, tmp_path):
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=False))
+    events = []
+    done = run_stream(processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="fast", min_chunk_s=1.0,
+                      on_update=lambda update: events.extend(update.confirmed))
+    processor.close()
+    assert len(events) >= 15
+    records = [json.loads(json.dumps(word_record(e))) for e in events]
+    assert all(set(r) == {"type", "text", "start", "end", "emitted", "shown", "probability"} for r in records)
+    assert all(r["shown"] <= r["emitted"] for r in records)
+    assert sum(r["shown"] < r["emitted"] for r in records) >= len(records) // 2  # most were tentative first
+    assert done.corrections >= 0 and isinstance(done.corrections, int)
