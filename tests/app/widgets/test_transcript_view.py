@@ -2,6 +2,7 @@
 unsure of are underlined dotted."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -17,12 +18,18 @@ def _highlight_pixels(view: TranscriptView) -> int:
                if image.pixelColor(x, y) == target)
 
 
-def test_search_highlights_the_matches(qtbot):
+@pytest.fixture()
+def view(qtbot) -> TranscriptView:
+    """A transcript view on screen."""
     view = TranscriptView()
     qtbot.addWidget(view)
     view.resize(500, 300)
     view.show()
     qtbot.waitExposed(view)
+    return view
+
+
+def test_search_highlights_the_matches(qtbot, view):
     text = "The books were printed. Printing books is an old craft."
     view.set_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(text.split())])
     assert _highlight_pixels(view) == 0
@@ -34,12 +41,7 @@ def test_search_highlights_the_matches(qtbot):
     qtbot.waitUntil(lambda: _highlight_pixels(view) == 0, timeout=3000)
 
 
-def test_words_below_the_threshold_are_underlined_dotted(qtbot):
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    qtbot.waitExposed(view)
+def test_words_below_the_threshold_are_underlined_dotted(view):
     probabilities = {"xylographic": 0.2, "self-substantial": 0.35}
     text = "The xylographic books were self-substantial."
     view.set_words([Word(w, i * 0.4, i * 0.4 + 0.3, probabilities.get(w.strip("."), 0.9))
