@@ -4,6 +4,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 """
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -33,6 +34,9 @@ class RoundTranscriber(Protocol):
 
     def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
         """Words of the buffer, times relative to its start; reference: the previous round's tokens."""
+
+    def unguarded(self) -> AbstractContextManager[None]:
+        """Rounds inside this block decode without the guard (only asked for when decode_options has one)."""
 
 
 @dataclass
@@ -162,8 +166,9 @@ class OnlineProcessor:
         while self.buffer_s > self.window_s:
             words += self.process_iter()
         words += self._drain()
-        with self.transcriber.unguarded():
-            if self.transcriber.decode_options.guard_frames and self.buffer_s > 0:
+        guarded = bool(self.transcriber.decode_options.guard_frames)
+        with self.transcriber.unguarded() if guarded else nullcontext():
+            if guarded and self.buffer_s > 0:
                 words += self.process_iter() + self._drain()  # the guard held back the buffer's last word
             while True:
                 tail = self.hypothesis.confirm_all()

@@ -1,6 +1,7 @@
 """LocalAgreement-2 and buffer trimming on hand-made rounds."""
 import numpy as np
 
+from engine.decoder.options import DecodeOptions
 from engine.stream.round import RoundResult, Segment, Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.audio.files import SAMPLE_RATE
@@ -46,9 +47,7 @@ class ScriptedTranscriber:
     """Plays back hand-made round results; stands in for the model only in trimming arithmetic."""
 
     max_buffer_s = 30.0
-
-    class decode_options:
-        beam_size = 1
+    decode_options = DecodeOptions()  # beam 1, no guard
 
     def __init__(self, results):
         self.results = list(results)
