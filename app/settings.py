@@ -14,7 +14,7 @@ from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
 from engine.runtime.safe_write import write_file_atomic
 from engine.errors import SettingsError
-from engine.stream.config import StreamConfig, check_setting
+from engine.stream.config import StreamConfig, validate_stream_config
 
 SETTINGS_FILE = "settings.json"
 APP_POLICY = "flow"
@@ -111,19 +111,31 @@ def _caption_value_ok(key: str, value) -> bool:
 
 def _caption_in_range(data: dict) -> dict:
     """The saved caption values without those of the wrong kind or out of range (the defaults apply)."""
+    if not isinstance(data, dict):
+        return {}
     return {k: v for k, v in _known(CaptionStyle, data).items() if _caption_value_ok(k, v)}
 
 
+# The app's own saved values (not stream settings) and the kinds they may be.
+APP_VALUE_KINDS = {"source_id": (str, type(None)), "main_geometry": (list, type(None)),
+                   "export_dir": (str, type(None)), "first_run_done": (bool,)}
+
+
+def _valid(key: str, value) -> bool:
+    """A saved stream setting is valid as the CLI's flag would be; the app's own values by their kind."""
+    if key in APP_VALUE_KINDS:
+        return isinstance(value, APP_VALUE_KINDS[key])
+    try:
+        validate_stream_config(StreamConfig(**{key: value}))
+    except (SettingsError, TypeError, ValueError):
+        return False
+    return True
+
+
 def _in_range(data: dict) -> dict:
-    """The saved values without those outside their allowed range (the policy decides those again)."""
-    kept = {}
-    for key, value in data.items():
-        try:
-            check_setting(key, value)
-        except SettingsError:
-            continue
-        kept[key] = value
-    return kept
+    """The saved values without those outside their allowed range or of the wrong kind (the policy, or the
+    default, decides those again)."""
+    return {key: value for key, value in data.items() if _valid(key, value)}
 
 
 def load_settings(path: Path | None = None) -> AppSettings:

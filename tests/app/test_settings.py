@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from engine.errors import DiskFullError
+from engine.stream.config import validate_stream_config
 
 from app.main import WhisperFlowApp
 from app.settings import SETTINGS_FILE, AppSettings, load_settings, save_settings, settings_path
@@ -119,3 +121,39 @@ def test_caption_values_of_the_wrong_kind_or_out_of_range_fall_back_to_the_defau
     assert (caption.font_size, caption.lines, caption.hide_after_s, caption.unsure_below,
             caption.background_color, caption.geometry) == (default.font_size, default.lines, default.hide_after_s,
                                                            default.unsure_below, default.background_color, None)
+
+
+def _damaged_settings(rng: np.random.Generator, good: bytes) -> bytes:
+    """One damaged settings file: flipped bytes, a cut, or valid JSON with values of every wrong kind."""
+    kind = rng.integers(3)
+    if kind == 0:
+        data = bytearray(good)
+        for i in rng.integers(0, len(data), rng.integers(1, 8)):
+            data[i] = int(rng.integers(256))
+        return bytes(data)
+    if kind == 1:
+        return good[: rng.integers(0, len(good))]
+    wrong = [None, -1, 0, 1e308, float("nan"), "x", [], {}, True, 10**9, -0.5]
+    saved = json.loads(good)
+    for target in (saved["caption"], saved):
+        for key in [k for k in target if k != "caption"]:
+            if rng.random() < 0.5:
+                target[key] = wrong[rng.integers(len(wrong))]
+    if rng.random() < 0.2:
+        saved["caption"] = wrong[rng.integers(len(wrong))]
+    return json.dumps(saved).encode()
+
+
+def test_fuzzed_settings_files_load_as_valid_settings(isolated_dirs):
+    settings = AppSettings(min_chunk_s=0.5, beam_size=3, hush=True, source_id="pulse:x")
+    settings.caption.font_size, settings.caption.unsure_below = 30, 0.4
+    save_settings(settings)
+    good = settings_path().read_bytes()
+    rng = np.random.default_rng(15)
+    for _ in range(200):
+        settings_path().write_bytes(_damaged_settings(rng, good))
+        loaded = load_settings()  # never raises
+        validate_stream_config(loaded.stream_config())  # and describes a valid stream
+        caption = loaded.caption
+        assert 10 <= caption.font_size <= 72 and 1 <= caption.lines <= 6 and 0 <= caption.unsure_below <= 1
+        assert 0.1 <= caption.opacity <= 1 and 0 <= caption.hide_after_s <= 600
