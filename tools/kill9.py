@@ -12,7 +12,6 @@ second so that some kills land inside a round):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from tools.soak import read_words
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = ROOT / "tests" / "data" / "LJ001-0009.wav"  # 7.3 s, repeated 4 times
@@ -94,20 +95,8 @@ def cli_run(recording: Path, out: Path, words_before: int, extra_s: float) -> tu
     proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", str(recording), "--policy", "flow",
                              "--jsonl", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     shown = kill_after(proc, words_before, extra_s, str.split)
-    return shown, jsonl_words(out)
-
-
-def jsonl_words(path: Path) -> list[str]:
-    """The words of a stream JSONL; a line torn by the kill is not a word."""
-    words = []
-    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if record.get("type") == "word":
-            words.append(record["text"])
-    return words
+    words, _ = read_words(out)  # a line torn by the kill is not a word
+    return shown, [w["text"] for w in words]
 
 
 def app_run(recording: Path, data: Path, words_before: int, extra_s: float) -> tuple[list[str], list[str]]:

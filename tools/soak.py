@@ -193,8 +193,8 @@ def run(minutes: float, out: Path) -> int:
 
 # --- the verdict -------------------------------------------------------------------------------------
 
-def _words(path: Path) -> tuple[list[dict], list[str]]:
-    """The word records in a JSONL file, and the problems found reading it."""
+def read_words(path: Path) -> tuple[list[dict], list[str]]:
+    """The word records in a stream JSONL file, and the problems found reading it (lines that do not parse)."""
     problems = []
     if not path.exists():
         return [], [f"{path.name} is missing"]
@@ -261,11 +261,11 @@ def report(out: Path) -> int:
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     reference, seconds, codes = meta["reference"], meta["seconds"], meta["codes"]
     rows = [line.split("\t") for line in (out / "memory.tsv").read_text().splitlines()[1:]]
-    lines = ["| listener | words | WER | latency p90 first / last 10 min | mean | peak RSS min 5–15 → last 10 min | "
-             "CPU s per audio s | verdict |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| listener | words | WER | latency p90 first / last 10 min | mean "
+             "| peak RSS min 5–15 → last 10 min | CPU s per audio s | verdict |", "|---|---|---|---|---|---|---|---|"]
     series, failed = {}, False
     for name in ("cli", "app"):
-        words, problems = _words(out / f"{name}.jsonl")
+        words, problems = read_words(out / f"{name}.jsonl")
         if codes[name] != 0:
             problems.append(f"exit status {codes[name]}")
         if name == "cli":

@@ -16,7 +16,7 @@ from app.widgets.calibration_panel import CalibrationPanel
 from app.widgets.model_picker import ModelPicker
 from app.workers.model_worker import ModelCache
 from app.widgets.power_plot import PowerPlot
-from app.settings import AppSettings
+from app.settings import CAPTION_RANGES, AppSettings
 
 TOGGLES = {
     "hush": ("Hush word",
@@ -29,6 +29,15 @@ TOGGLES = {
                  "Overlaps encoding of the next round with decoding of the current one, using the calibrated "
                  "thread allocation."),
 }
+
+
+def _low(key: str, scale: int = 1) -> int:
+    """The smallest value a caption setting may take (app.settings.CAPTION_RANGES), in the spin box's unit."""
+    return round(CAPTION_RANGES[key][0] * scale)
+
+
+def _high(key: str, scale: int = 1) -> int:
+    return round(CAPTION_RANGES[key][1] * scale)
 
 
 def _hint(text: str) -> QLabel:
@@ -164,7 +173,7 @@ class SettingsDialog(QDialog):
         style = self.settings.caption
         page = QWidget()
         form = QFormLayout(page)
-        self.font_spin = QSpinBox(minimum=10, maximum=72, suffix=" pt")
+        self.font_spin = QSpinBox(minimum=_low("font_size"), maximum=_high("font_size"), suffix=" pt")
         self.font_spin.setValue(style.font_size)
         self.font_spin.valueChanged.connect(lambda v: self._set_caption("font_size", v))
         form.addRow("Font size", self.font_spin)
@@ -174,15 +183,16 @@ class SettingsDialog(QDialog):
         self.background_colour = ColourButton(style.background_color)
         self.background_colour.picked.connect(lambda c: self._set_caption("background_color", c))
         form.addRow("Background", self.background_colour)
-        self.opacity_spin = QSpinBox(minimum=10, maximum=100, suffix=" %")
+        self.opacity_spin = QSpinBox(minimum=_low("opacity", 100), maximum=_high("opacity", 100), suffix=" %")
         self.opacity_spin.setValue(round(style.opacity * 100))
         self.opacity_spin.valueChanged.connect(lambda v: self._set_caption("opacity", v / 100))
         form.addRow("Background opacity", self.opacity_spin)
-        self.lines_spin = QSpinBox(minimum=1, maximum=6)
+        self.lines_spin = QSpinBox(minimum=_low("lines"), maximum=_high("lines"))
         self.lines_spin.setValue(style.lines)
         self.lines_spin.valueChanged.connect(lambda v: self._set_caption("lines", v))
         form.addRow("Lines", self.lines_spin)
-        self.hide_spin = QSpinBox(minimum=0, maximum=600, suffix=" s", specialValueText="never")
+        self.hide_spin = QSpinBox(minimum=_low("hide_after_s"), maximum=_high("hide_after_s"), suffix=" s",
+                                  specialValueText="never")
         self.hide_spin.setValue(round(style.hide_after_s))
         self.hide_spin.valueChanged.connect(lambda v: self._set_caption("hide_after_s", float(v)))
         form.addRow("Hide after silence", self.hide_spin)
@@ -190,7 +200,8 @@ class SettingsDialog(QDialog):
         self.latency_box.setChecked(style.show_latency)
         self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
         form.addRow(self.latency_box)
-        self.unsure_spin = QSpinBox(minimum=0, maximum=100, singleStep=5, suffix=" %", specialValueText="never")
+        self.unsure_spin = QSpinBox(minimum=_low("unsure_below", 100), maximum=_high("unsure_below", 100), singleStep=5,
+                                    suffix=" %", specialValueText="never")
         self.unsure_spin.setValue(round(style.unsure_below * 100))
         self.unsure_spin.valueChanged.connect(lambda v: self._set_caption("unsure_below", v / 100))
         form.addRow("Underline words below", self.unsure_spin)

@@ -157,7 +157,7 @@ class _BeamDecoder:
 
     def at_audio_end(self, position: int = -1) -> bool:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
-        the last guard_frames frames of the real audio?"""
+        the last guard_frames frames of the real audio? The answer is kept as `guarded` for the result."""
         guard = self.options.guard_frames
         if not guard or self.trace is None or not self.trace.calls:
             return False

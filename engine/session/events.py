@@ -89,7 +89,8 @@ def _rounded(d: dict) -> dict:
 
 def word_record(event: WordEvent) -> dict:
     return {"type": "word", "text": event.text, "start": round(event.start, 3), "end": round(event.end, 3),
-            "emitted": round(event.emitted, 3), "shown": round(event.emitted if event.shown is None else event.shown, 3),
+            "emitted": round(event.emitted, 3),
+            "shown": round(event.emitted if event.shown is None else event.shown, 3),
             "probability": round(event.probability, 3)}
 
 

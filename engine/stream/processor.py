@@ -4,7 +4,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 """
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -36,7 +36,7 @@ class RoundTranscriber(Protocol):
         """Words of the buffer, times relative to its start; reference: the previous round's tokens."""
 
     def unguarded(self) -> AbstractContextManager[None]:
-        """Rounds inside this block decode without the guard (only asked for when decode_options has one)."""
+        """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""
 
 
 @dataclass
@@ -166,9 +166,8 @@ class OnlineProcessor:
         while self.buffer_s > self.window_s:
             words += self.process_iter()
         words += self._drain()
-        guarded = bool(self.transcriber.decode_options.guard_frames)
-        with self.transcriber.unguarded() if guarded else nullcontext():
-            if guarded and self.buffer_s > 0:
+        with self.transcriber.unguarded():
+            if self.transcriber.decode_options.guard_frames and self.buffer_s > 0:
                 words += self.process_iter() + self._drain()  # the guard held back the buffer's last word
             while True:
                 tail = self.hypothesis.confirm_all()

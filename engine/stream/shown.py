@@ -12,6 +12,11 @@ from engine.stream.agreement import same_word
 SAME_PLACE_S = 0.5  # a later round's word this close in time to a shown one is that word again
 
 
+def _same(a: Word, b: Word) -> bool:
+    """The same word at about the same place in the audio."""
+    return same_word(a.text, b.text) and abs(a.start - b.start) < SAME_PLACE_S
+
+
 class ShownTracker:
     """The words on screen with the stream-clock time each first appeared, and the count of corrections."""
 
@@ -20,10 +25,7 @@ class ShownTracker:
         self.corrections = 0
 
     def _first_shown(self, word: Word) -> float | None:
-        for shown, at in self.on_screen:
-            if same_word(shown.text, word.text) and abs(shown.start - word.start) < SAME_PLACE_S:
-                return at
-        return None
+        return next((at for shown, at in self.on_screen if _same(shown, word)), None)
 
     def update(self, confirmed: list[Word], tentative: list[Word], now: float) -> list[float]:
         """Take a round's confirmed words and new tentative tail, shown at `now`; return when each confirmed
@@ -34,8 +36,6 @@ class ShownTracker:
 
         shown = [first(w) for w in confirmed]
         still = confirmed + tentative
-        self.corrections += sum(
-            1 for word, _ in self.on_screen
-            if not any(same_word(word.text, w.text) and abs(word.start - w.start) < SAME_PLACE_S for w in still))
+        self.corrections += sum(1 for word, _ in self.on_screen if not any(_same(word, w) for w in still))
         self.on_screen = [(w, first(w)) for w in tentative]
         return shown
