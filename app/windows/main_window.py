@@ -111,7 +111,8 @@ class MainWindow(QMainWindow):
         controls.addWidget(self.level_meter, 1)
         controls.addWidget(self.session_label)
         outer.addLayout(controls)
-        self.banner = QWidget()
+        self.banner = QWidget(objectName="banner")
+        self.banner.setAttribute(Qt.WA_StyledBackground)  # paint the stylesheet's background on a plain QWidget
         banner_layout = QHBoxLayout(self.banner)
         banner_layout.setContentsMargins(8, 4, 4, 4)
         self.banner_text = QLabel(wordWrap=True)
@@ -292,7 +293,9 @@ class MainWindow(QMainWindow):
         """Show a problem in the window (and as a tray message when the window is hidden); nothing stops."""
         self.switch_button.setVisible(False)
         self.banner_text.setText(message)
-        self.banner.setStyleSheet("background: #5a1d1d; color: #ffdcd7; border-radius: 4px;")
+        # the red is the banner's and its text's; the Switch device… button keeps the platform's button look
+        self.banner.setStyleSheet("#banner { background: #5a1d1d; border-radius: 4px; } QLabel, QToolButton "
+                                  "{ color: #ffdcd7; }")
         self.banner.setVisible(True)
         if not self.isVisible() and self.tray.isVisible():
             self.tray.showMessage("WhisperFlow", message, QSystemTrayIcon.Warning)
