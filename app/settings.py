@@ -18,6 +18,7 @@ from engine.stream.config import StreamConfig, validate_stream_config
 
 SETTINGS_FILE = "settings.json"
 APP_POLICY = "flow"
+LOW_POWER_POLICY = "low-power"  # the app's "Low power" setting: for a laptop on battery
 # The stream settings a person can override; None = what the `flow` policy (or StreamConfig) decides.
 STREAM_FIELDS = ("language", "min_chunk_s", "beam_size", "hush", "beam_pruning", "pipeline")
 
@@ -48,6 +49,7 @@ class AppSettings:
     hush: bool | None = None
     beam_pruning: bool | None = None
     pipeline: bool | None = None  # used once calibration saved a profile for the model; serial until then
+    low_power: bool = False  # the `low-power` policy instead of `flow` (fewer rounds, the hush word)
     source_id: str | None = None  # str(InputDevice.id); None = the default microphone
     caption: CaptionStyle = field(default_factory=CaptionStyle)
     main_geometry: list[int] | None = None
@@ -55,9 +57,9 @@ class AppSettings:
     first_run_done: bool = False
 
     def stream_config(self) -> StreamConfig:
-        """The `flow` policy for the chosen model, with the person's overrides (unresolved)."""
+        """The `flow` policy (or `low-power`) for the chosen model, with the person's overrides (unresolved)."""
         overrides = {name: getattr(self, name) for name in STREAM_FIELDS if getattr(self, name) is not None}
-        return StreamConfig(model=self.model, policy=APP_POLICY, **overrides)
+        return StreamConfig(model=self.model, policy=LOW_POWER_POLICY if self.low_power else APP_POLICY, **overrides)
 
     def effective(self) -> StreamConfig:
         """What a stream will run with: the overrides over the policy's choices (for showing in the UI)."""
@@ -118,7 +120,7 @@ def _caption_in_range(data: dict) -> dict:
 
 # The app's own saved values (not stream settings) and the kinds they may be.
 APP_VALUE_KINDS = {"source_id": (str, type(None)), "main_geometry": (list, type(None)),
-                   "export_dir": (str, type(None)), "first_run_done": (bool,)}
+                   "export_dir": (str, type(None)), "first_run_done": (bool,), "low_power": (bool,)}
 
 
 def _valid(key: str, value) -> bool:

@@ -24,13 +24,29 @@ def register(sub) -> None:
 
 def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     from engine.stream.config import PACES, POLICIES
+    from engine.stream.emission import EMIT_POLICIES
+    from engine.stream.processor import TRIM_AT
 
     p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
     p.add_argument("--policy", default="baseline", choices=sorted(POLICIES))
     p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
     p.add_argument("--pace", default="realtime", type=_pace, metavar="|".join(PACES) + "|replay:RUN.jsonl",
                    help="how audio reaches the rounds; replay:RUN.jsonl repeats a recorded run's rounds exactly")
-    p.add_argument("--min-chunk", type=float, default=1.0, metavar="S", help="new audio per round (s)")
+    p.add_argument("--min-chunk", type=float, default=None, metavar="S",
+                   help="new audio a round waits for (s); rounds run back to back")
+    p.add_argument("--emit", default=None, choices=EMIT_POLICIES,
+                   help="when words are confirmed: agreement (LocalAgreement-2), alignatt (one pass) or hybrid")
+    p.add_argument("--emit-margin", type=float, default=None, metavar="S",
+                   help="alignatt/hybrid: confirm a word ending this far before the end of the round's audio")
+    p.add_argument("--agree-gap", type=float, default=None, metavar="S",
+                   help="agreement: between rounds whose audio ends at least S apart (0: the last rounds)")
+    p.add_argument("--max-delay", type=float, default=None, metavar="S",
+                   help="confirm a word still tentative this long after its end (0: never)")
+    p.add_argument("--trim", type=float, default=None, metavar="S", help="cut a buffer longer than this (s)")
+    p.add_argument("--trim-at", default=None, choices=TRIM_AT,
+                   help="cut it at the end of a completed segment or of the last confirmed word")
+    p.add_argument("--vad", action=argparse.BooleanOptionalAction, default=None,
+                   help="skip rounds over silence and confirm the words at each pause (Silero VAD)")
     p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
     p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
     p.add_argument("--beam-pruning", action=argparse.BooleanOptionalAction, default=None)
@@ -43,7 +59,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
 
 
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
-               "policy": "--policy", "guard_frames": "--guard"}
+               "policy": "--policy", "guard_frames": "--guard", "emit_margin_s": "--emit-margin",
+               "max_delay_s": "--max-delay", "agree_gap_s": "--agree-gap", "buffer_trimming_s": "--trim"}
 
 
 def _pace(value: str) -> str:
@@ -61,7 +78,8 @@ def _config_from(args):
     return validate_stream_config(StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
         hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
-        pipeline=args.pipeline, guard_frames=args.guard,
+        pipeline=args.pipeline, guard_frames=args.guard, emit=args.emit, emit_margin_s=args.emit_margin, agree_gap_s=args.agree_gap,
+        max_delay_s=args.max_delay, buffer_trimming_s=args.trim, trim_at=args.trim_at, vad=args.vad,
     ), FLAG_LABELS)
 
 
@@ -146,7 +164,7 @@ def cmd_stream(args) -> int:
 
         failure = None
         try:
-            done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s, on_update=on_update,
+            done = run_stream(processor, source, pace=pace, on_update=on_update,
                               on_started=lambda: print(f"listening: {source.name}", file=sys.stderr, flush=True),
                               stop=stop, notices=notices)
         except DeviceError as exc:  # the tail was confirmed as on a clean stop; the summary is still written

@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# Regenerate the README's benchmark figures in one run (about 40 minutes on 2 cores).
+# Regenerate the README's benchmark figures in one run (about 80 minutes on 2 cores).
 # Run on a quiet machine: latencies are computation-aware (real-time pace).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wf=.venv/bin/whisperflow
 out=${1:-docs/bench}
 mkdir -p "$out"
+ABLATION=(
+  baseline                                                         # Whisper-Streaming: padded, beam 5, 1 s chunks
+  "+ hush word=baseline+hush:guard=8"                              # the hush word, made safe by the guard
+  "+ beam pruning=baseline+hush+pruning+verify:guard=8"
+  "+ pipelining=baseline+hush+pruning+verify+pipeline:guard=8,threads=1,handoff=2"
+  "+ back to back=baseline+hush+pruning+verify:guard=8,threads=1,min_chunk=0.3"   # serial: pipelining loses on 2 cores
+  "+ trim at words=baseline+hush+pruning+verify:guard=8,threads=1,min_chunk=0.3,trim=8,trim_at=word,margin=0.3"
+  "flow (+ VAD, max delay)=flow"
+)
 # 1. the thread-allocation profile for this machine (the `flow` policy runs it)
 $wf calibrate --png "$out/calibration.png" > "$out/calibration.md"
-# 2. the long-form file, side by side: baseline, + beam pruning, flow (pruning + one-pass verification
-#    under the calibrated allocation), and flow under a deliberately bad pipelined allocation
-$wf bench --kind long_derived --no-lower-bound --out "$out/long" --configs \
-  baseline baseline+pruning flow "flow:threads=2,handoff=4"
-# 3. the short clips with the baseline
-$wf bench --kind short --no-lower-bound --out "$out/short" --configs baseline
+# 2. the long-form file, side by side: the paper's ablation (each row adds one piece to the one above), the
+#    emission policies, the low-power setting, and Whisper-Streaming itself (the `peer` row: a checkout of
+#    ufal/whisper_streaming beside this one, or PEER_SCRIPT=path/to/whisper_online.py; skipped with a note without it)
+$wf bench --kind long_derived --no-lower-bound --out "$out/long" --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
+  --configs "${ABLATION[@]}" "flow, hybrid=flow:emit=hybrid" "flow, 1 s chunks=flow:min_chunk=1.0" low-power peer
+# 3. the short clips: baseline and flow
+$wf bench --kind short --no-lower-bound --out "$out/short" --configs baseline flow
+# 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast
+$wf bench --pace fast --kind long_derived short --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off"
 # 4. the hush-word padding study (non-streaming, short clips) and the encoder before/after the fast path
 $wf padding-study --json "$out/padding.json" > "$out/padding.md"
 $wf encoder-bench > "$out/encoder.md"

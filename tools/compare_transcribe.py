@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         entries.sort(key=lambda e: -e.duration_s)
 
     import mlx.core as mx
-    import mlx_whisper
+    from mlx_whisper.transcribe import transcribe as mlx_transcribe
 
     from engine.audio.files import load_audio
     from engine.model.whisper_model import load_model
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         ours = " ".join(w.text for w in transcribe_audio(transcriber, audio))
         seconds["whisperflow"] += time.perf_counter() - t
         t = time.perf_counter()
-        theirs = mlx_whisper.transcribe(audio, path_or_hf_repo=str(loaded.path), language="en", fp16=fp16,
+        theirs = mlx_transcribe(audio, path_or_hf_repo=str(loaded.path), language="en", fp16=fp16,
                                         word_timestamps=True, verbose=None)["text"]
         seconds["mlx_whisper"] += time.perf_counter() - t
         for system, text in (("whisperflow", ours), ("mlx_whisper", theirs)):

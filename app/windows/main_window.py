@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         c.state_changed.connect(self._state_changed)
         c.model_progress.connect(self._model_progress)
         c.session_started.connect(self._session_started)
+        c.listening.connect(self._listening)
         c.update.connect(self._stream_update)
         c.level.connect(self.level_meter.set_level)
         c.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
@@ -228,6 +229,10 @@ class MainWindow(QMainWindow):
             if self.screen() is not None:
                 self.captions.place_default(self.screen())  # the screen this window is on, unless moved before
             self.captions.show()
+
+    def _listening(self) -> None:
+        """The source is open: say so, since speech before this moment is not heard."""
+        self.statusBar().showMessage(f"Listening to {self.meta.source if self.meta else 'the source'}", 5000)
 
     def _stream_update(self, update: StreamUpdate) -> None:
         self.transcript.add_words(update.confirmed)

@@ -119,7 +119,13 @@ class SettingsDialog(QDialog):
         self.language_note = _hint("")
         form.addRow("", self.language_note)
         self._update_language_state()
-        self.step_spin = QDoubleSpinBox(minimum=0.3, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
+        self.low_power_box = QCheckBox("Low power")
+        self.low_power_box.setChecked(self.settings.low_power)
+        self.low_power_box.toggled.connect(self._low_power_changed)
+        form.addRow(self.low_power_box)
+        form.addRow(_hint("For a laptop on battery: fewer, longer rounds over the hush word, and none over silence. "
+                          "Uses under half a CPU core; words appear about a second later."))
+        self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
         effective = self.settings.effective()  # the `flow` policy's choices unless the person changed them
         self.step_spin.setValue(effective.min_chunk_s)
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
@@ -140,6 +146,19 @@ class SettingsDialog(QDialog):
             form.addRow(_hint(help_text))
         form.addRow(_hint("Changes apply to the next session."))
         return page
+
+    def _low_power_changed(self, on: bool) -> None:
+        """Switch policy; the step, beam and toggles show what the new policy decides (unless overridden)."""
+        self._set("low_power", on)
+        effective = self.settings.effective()
+        for widget, value in ((self.step_spin, effective.min_chunk_s), (self.beam_spin, effective.beam_size)):
+            widget.blockSignals(True)
+            widget.setValue(value)
+            widget.blockSignals(False)
+        for attr, box in self.toggles.items():
+            box.blockSignals(True)
+            box.setChecked(bool(getattr(effective, attr)))
+            box.blockSignals(False)
 
     def _model_changed(self, name: str) -> None:
         self._set("model", name)

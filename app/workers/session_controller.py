@@ -28,6 +28,7 @@ class SessionController(QObject):
     model_progress = Signal(str, float)
     model_ready = Signal(object)  # LoadedModel
     session_started = Signal(object)  # SessionMeta
+    listening = Signal()  # the session's source is open (speech from now on is captioned)
     update = Signal(object)  # StreamUpdate
     level = Signal(float)
     notice = Signal(str)
@@ -99,6 +100,7 @@ class SessionController(QObject):
         worker = StreamWorker(loaded, self.settings.stream_config(), open_source, journal, pace)
         worker.update.connect(self.update)
         worker.level.connect(self.level)
+        worker.listening.connect(self.listening)
         worker.notice.connect(self.notice)
         worker.failed.connect(self.error)
         worker.device_lost.connect(self.device_lost)

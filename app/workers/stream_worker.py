@@ -36,6 +36,7 @@ class StreamWorker(QObject):
 
     update = Signal(object)  # StreamUpdate
     level = Signal(float)  # RMS of each block read from the source, as it is read
+    listening = Signal()  # the source is open: from now on, what is said is heard
     notice = Signal(str)
     failed = Signal(str)
     device_lost = Signal(str)  # the source stopped working (unplugged); what was confirmed is kept
@@ -72,8 +73,8 @@ class StreamWorker(QObject):
                     self.notice.emit(text)
                 try:
                     source = MeteredSource(self.open_source(), self.level.emit)
-                    done = run_stream(processor, source, pace=self.pace, min_chunk_s=self.config.min_chunk_s,
-                                      on_update=self._deliver, stop=self.stop_event, notices=notices)
+                    done = run_stream(processor, source, pace=self.pace, on_update=self._deliver,
+                                      on_started=self.listening.emit, stop=self.stop_event, notices=notices)
                 finally:
                     processor.close()  # the pipelined processor's executor threads
         except DeviceError as exc:

@@ -52,16 +52,18 @@ def word_latencies(reference: list[Word], stream: list[WordEvent]) -> list[WordL
 
 @dataclass(frozen=True)
 class LatencyStats:
-    """Mean, median and 90th percentile of per-word latencies in seconds (None with no words)."""
+    """Mean, median, 90th and 99th percentile of per-word latencies in seconds (None with no words)."""
 
     words: int
     mean: float | None
     median: float | None
     p90: float | None
+    p99: float | None = None
 
 
 def summarize(latencies: list[float]) -> LatencyStats:
     if not latencies:
         return LatencyStats(0, None, None, None)
     values = np.asarray(latencies, dtype=np.float64)
-    return LatencyStats(len(values), float(values.mean()), float(np.median(values)), float(np.percentile(values, 90)))
+    return LatencyStats(len(values), float(values.mean()), float(np.median(values)), float(np.percentile(values, 90)),
+                        float(np.percentile(values, 99)))

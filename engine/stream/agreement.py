@@ -14,6 +14,7 @@ from engine.session.words import Word
 MAX_FORCED_WORD_S = 2.0
 MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
+MAX_HISTORY = 16  # rounds kept for agreement across a gap (HypothesisBuffer.flush's gap_s)
 
 
 def same_word(a: str, b: str) -> bool:
@@ -44,6 +45,7 @@ class HypothesisBuffer:
         self.older: list[Word] = []  # the round before's, after what has been confirmed since
         self.new: list[Word] = []
         self.last_committed_time = 0.0
+        self.history: list[tuple[float, list[Word]]] = []  # (audio end, unconfirmed words) of recent rounds
 
     def insert(self, words: list[Word], offset: float) -> None:
         """Take a round's words (times relative to the buffer starting at offset)."""
@@ -57,19 +59,37 @@ class HypothesisBuffer:
                     del self.new[:n]
                     break
 
-    def flush(self) -> list[Word]:
-        """Confirm the longest prefix this round shares with either of the two before; keep the rest."""
-        n = max(agreed(self.new, self.buffer), agreed(self.new, self.older))
+    def flush(self, aligned: int = 0, agree: bool = True, hold_last: bool = False, heard: int | None = None,
+              round_end: float = 0.0, gap_s: float = 0.0) -> list[Word]:
+        """Confirm the longest prefix this round shares with either of the two before (with agree; of its first
+        `heard` words if given), or its first `aligned` words if that is more (engine.stream.emission); keep the
+        rest. hold_last: never the round's last word (its audio was cut under it, so its end runs to the cut).
+        gap_s: agree instead with the two latest rounds whose audio ended at least gap_s before this round's
+        (round_end): rounds a fraction of a second apart hear nearly the same audio and share their mistakes."""
+        n = max(agreed(self.new, other) for other in self._partners(round_end, gap_s)) if agree else 0
+        n = max(min(n, len(self.new) if heard is None else heard), aligned)
+        if hold_last:
+            n = min(n, len(self.new) - 1)
         confirmed = self.new[:n]
         self.older, self.buffer, self.new = self.buffer, self.new[n:], []
+        self.history = self.history[-MAX_HISTORY + 1 :] + [(round_end, self.buffer)]
         self._confirm(confirmed)
         return confirmed
+
+    def _partners(self, round_end: float, gap_s: float) -> list[list[Word]]:
+        """The rounds this one must agree with (one of them): the two before it, or the two latest at least
+        gap_s older."""
+        if not gap_s:
+            return [self.buffer, self.older]
+        return [words for end, words in self.history if end <= round_end - gap_s][-2:] or [[]]
 
     def _confirm(self, words: list[Word]) -> None:
         if words:
             self.last_committed_time = words[-1].end
             self.committed_in_buffer.extend(words)
             self.older = [w for w in self.older if w.start > self.last_committed_time - 0.1]
+            self.history = [(end, [w for w in ws if w.start > self.last_committed_time - 0.1])
+                            for end, ws in self.history]
 
     def pop_committed(self, time: float) -> None:
         """Forget confirmed words that end before the audio buffer's new start."""

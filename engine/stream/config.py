@@ -11,17 +11,27 @@ from engine.decoder.options import DecodeOptions
 from engine.encoder.input import PAD30
 from engine.model.store import DEFAULT_MODEL
 from engine.stream.profiles import Allocation, load_profile
-from engine.stream.processor import OnlineProcessor
+from engine.stream.emission import EMIT_POLICIES, Emission
+from engine.stream.processor import TRIM_AT, OnlineProcessor
 from engine.model.whisper_model import LoadedModel
 
 PACES = ("realtime", "fast", "unaware")
 
-# What each policy turns on; explicit flags override. The baseline is Whisper-Streaming:
-# padded to 30 s, beam 5, serial. `flow` turns on every technique that helps in streaming: the hush
-# word stays off until it stops running away on buffers cut mid-word (see hushwords/README.md).
+# What each policy turns on; explicit flags override. The baseline is Whisper-Streaming: padded to 30 s, beam 5,
+# serial, 1 s chunks, LocalAgreement-2, trimmed at segment ends. `flow` runs rounds back to back on the hush word
+# with the guard, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
+# docs/bench/latency), serially on one BLAS thread (a short buffer's products gain nothing from a second core).
+# `low-power` is for a laptop on battery: fewer rounds, greedy.
+_WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
+                          emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, guard_frames=0)
+_FLOW = dict(_WHISPER_STREAMING, hush=True, guard_frames=8, beam_size=5, beam_pruning=True, verify=True,
+             pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0, trim_at="word", vad=True,
+             max_delay_s=2.0, emit_margin_s=0.3)
 POLICIES: dict[str, dict] = {
-    "baseline": dict(hush=False, beam_size=5, beam_pruning=False, verify=False, pipeline=False, guard_frames=0),
-    "flow": dict(hush=False, beam_size=5, beam_pruning=True, verify=True, pipeline=True, guard_frames=0),
+    "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
+    "flow": _FLOW,
+    "low-power": dict(_FLOW, beam_size=1, beam_pruning=False, verify=False, min_chunk_s=1.5, buffer_trimming_s=6.0,
+                      max_delay_s=3.0),
 }
 
 
@@ -32,8 +42,14 @@ class StreamConfig:
     model: str = DEFAULT_MODEL
     policy: str = "baseline"
     language: str | None = None
-    min_chunk_s: float = 1.0
-    buffer_trimming_s: float = 15.0
+    min_chunk_s: float | None = None  # new audio a round waits for
+    buffer_trimming_s: float | None = None  # a buffer longer than this is cut (at trim_at)
+    trim_at: str | None = None  # "segment" (Whisper-Streaming) or "word": the end of the last confirmed word
+    emit: str | None = None  # when words are confirmed: agreement, alignatt or hybrid (engine.stream.emission)
+    emit_margin_s: float | None = None  # AlignAtt: a word ending this far before the round's audio end is confirmed
+    agree_gap_s: float | None = None  # agreement between rounds whose audio ends at least this far apart
+    max_delay_s: float | None = None  # a word tentative this long after its end is confirmed (0: never)
+    vad: bool | None = None  # skip rounds over silence and finalize the words at each pause (Silero VAD)
     hush: bool | None = None
     beam_size: int | None = None
     beam_pruning: bool | None = None
@@ -66,8 +82,11 @@ class StreamConfig:
 # The ranges every option and setting must be in (inclusive): one place for the CLI and the app's settings.
 # Values: (low, high, unit). A min chunk below 0.1 s makes rounds of almost no audio; above 10 s captions lag.
 LIMITS: dict[str, tuple[float, float, str]] = {
-    "min_chunk_s": (0.1, 10.0, " s"),
-    "buffer_trimming_s": (2.0, 25.0, " s"),
+    "min_chunk_s": (0.05, 10.0, " s"),
+    "buffer_trimming_s": (1.0, 25.0, " s"),
+    "emit_margin_s": (0.0, 2.0, " s"),
+    "agree_gap_s": (0.0, 3.0, " s"),
+    "max_delay_s": (0.0, 30.0, " s"),
     "beam_size": (1, 16, ""),
     "blas_threads": (0, 64, ""),
     "handoff_tokens": (0, 224, ""),
@@ -114,7 +133,11 @@ def validate_stream_config(config: "StreamConfig", labels: dict[str, str] | None
         if code not in LANGUAGES and code not in TO_LANGUAGE_CODE:
             raise SettingsError(f"{labels.get('language', 'language')} must be a language Whisper knows, "
                                 f"e.g. en, de, fr (got {config.language!r})")
-    for key in ("hush", "beam_pruning", "verify", "pipeline"):
+    for key, allowed in (("emit", EMIT_POLICIES), ("trim_at", TRIM_AT)):
+        value = getattr(config, key)
+        if value is not None and value not in allowed:
+            raise SettingsError(f"{labels.get(key, key)} must be one of: {', '.join(allowed)} (got {value!r})")
+    for key in ("hush", "beam_pruning", "verify", "pipeline", "vad"):
         value = getattr(config, key)
         if value is not None and not isinstance(value, bool):
             raise SettingsError(f"{labels.get(key, key)} must be true or false (got {value!r})")
@@ -122,11 +145,12 @@ def validate_stream_config(config: "StreamConfig", labels: dict[str, str] | None
 
 
 def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
-    """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only)."""
+    """The allocation to run: explicit, else the saved calibration profile, else serial (accelerator only, with
+    the policy's BLAS threads)."""
+    explicit = config.explicit_allocation()  # what was asked for, not what the policy fills in
     config = config.resolved()
-    explicit = config.explicit_allocation()
     if not config.pipeline or explicit is not None:
-        return explicit or Allocation(False)
+        return explicit or Allocation(False, config.blas_threads or 0)
     profile = load_profile(config.model)
     if profile is None:
         notices.append(f"no calibration profile for {config.model} on this machine: running without pipelining "
@@ -152,8 +176,25 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
     allocation = choose_allocation(config, notices)
     set_blas_threads(allocation.blas_threads)
+    loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
+                emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s), trim_at=config.trim_at,
+                max_delay_s=config.max_delay_s, vad=_speech_detector(config, notices))
     if allocation.pipeline:
         from engine.stream.pipeline import PipelinedProcessor
 
-        return PipelinedProcessor(transcriber, allocation, buffer_trimming_s=config.buffer_trimming_s), notices
-    return OnlineProcessor(transcriber, buffer_trimming_s=config.buffer_trimming_s), notices
+        return PipelinedProcessor(transcriber, allocation, **loop), notices
+    return OnlineProcessor(transcriber, **loop), notices
+
+
+def _speech_detector(config: StreamConfig, notices: list[str]):
+    """Silero VAD when config asks for it; without its model, the stream runs without it and says so."""
+    if not config.vad:
+        return None
+    from engine.audio.vad import SpeechDetector
+    from engine.errors import ModelError
+
+    try:
+        return SpeechDetector()
+    except ModelError as exc:
+        notices.append(f"{exc}: every round runs, also over silence")
+        return None

@@ -51,9 +51,7 @@ class PipelinedProcessor(OnlineProcessor):
         self.cpu_device = allocation.decoder
         self._pending: tuple[Round, Future[Round], float] | None = None
 
-    def process_iter(self) -> list[Word]:
-        if not len(self.audio_buffer):
-            return []
+    def _round(self) -> list[Word]:
         forced = self._begin_round()
         return forced + self._step(self.window().copy())
 

@@ -11,16 +11,22 @@ from typing import Protocol
 import numpy as np
 
 from engine.audio.files import SAMPLE_RATE
+from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
 from engine.session.events import DroppedEvent
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
+from engine.stream.emission import Emission, without_squeezed
 from engine.stream.round import RoundResult
 
 
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
 TAIL_S = 1.5  # at the end of the stream, audio after the last word that is decoded once more
+SETTLE_S = 0.3  # with a voice-activity detector: a round that heard this much silence after the speech heard it all
+PRE_ROLL_S = 0.3  # silence kept before the next speech, which the detector notices a few frames late
+KEEP_CONFIRMED_S = 1.0  # trimming at words keeps about this much confirmed speech at the buffer's start
+TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
 
 
 class RoundTranscriber(Protocol):
@@ -54,6 +60,8 @@ class LoopStats:
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
     guard_stops: int = 0  # rounds the guard ended at the end of their audio
+    skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
+    late: int = 0  # words confirmed by the max-delay rule
     dropped_s: float = 0.0  # audio cut from the buffer without confirmed words (reported as dropped events)
     round_times: list[float] = field(default_factory=list)
 
@@ -84,10 +92,24 @@ class OnlineProcessor:
         *,
         buffer_trimming_s: float = 15.0,
         prompt_chars: int = 200,
+        min_chunk_s: float = 1.0,
+        emission: Emission = Emission(),
+        trim_at: str = "segment",
+        max_delay_s: float = 0.0,
+        vad: SpeechDetector | None = None,
     ):
+        """emission: when words are confirmed; trim_at: one of TRIM_AT; max_delay_s: a word still tentative
+        this long after its end is confirmed (0: never); vad: skip silence and finalize at pauses."""
         self.transcriber = transcriber
         self.buffer_trimming_s = buffer_trimming_s
         self.prompt_chars = prompt_chars
+        self.min_chunk_s = min_chunk_s  # new audio a round waits for (engine.stream.runner)
+        self.emission = emission
+        self.trim_at = trim_at
+        self.max_delay_s = max_delay_s
+        self.vad = vad
+        self.heard_until = 0.0  # the end of the latest round's audio (stream seconds)
+        self.held_back = False  # the guard ended the latest round: words at the end of its audio may be unsaid
         self.stats = LoopStats()
         self.audio_buffer = np.zeros(0, np.float32)
         self.buffer_offset = 0.0
@@ -112,6 +134,8 @@ class OnlineProcessor:
 
     def insert_audio_chunk(self, audio: np.ndarray) -> None:
         self.audio_buffer = np.concatenate([self.audio_buffer, audio.astype(np.float32)])
+        if self.vad is not None:
+            self.vad.accept(audio)
 
     def prompt(self) -> str:
         """Up to prompt_chars of confirmed text that has already left the audio buffer."""
@@ -130,9 +154,38 @@ class OnlineProcessor:
         """Run one round on the current buffer; return the newly confirmed words."""
         if not len(self.audio_buffer):
             return []
+        if self._silent():
+            if not self.held_back:
+                return self._pause()
+            with self.transcriber.unguarded():  # the speaker paused: what the guard held back is whole now
+                return self._round()
+        return self._round()
+
+    def _round(self) -> list[Word]:
+        """One round on the buffer; returns the words it confirmed."""
         forced = self._begin_round()
         result = self.transcriber.transcribe(self.window(), self.prompt(), self.last_tokens)
         return forced + self._apply(result, self.buffer_offset)
+
+    def _silent(self) -> bool:
+        """With a voice-activity detector: the latest round already heard the end of the speech and some
+        silence after it, and nothing has been said since, so a round now would hear nothing new."""
+        if self.vad is None:
+            return False
+        end = self.vad.voice_end
+        return end is None or end + SETTLE_S <= self.heard_until
+
+    def _pause(self) -> list[Word]:
+        """A round skipped over silence: the speaker has paused, so apply rounds in flight and confirm every
+        tentative word at once; keep only a little silence before the next speech."""
+        words = self._drain()
+        tail = self.hypothesis.confirm_all()
+        self.committed.extend(tail)
+        self.stats.skipped += 1
+        cut = self.buffer_offset + self.buffer_s - PRE_ROLL_S
+        if cut > self.buffer_offset:
+            self._chunk_at(cut)
+        return words + tail
 
     def _begin_round(self) -> list[Word]:
         """Make room in the buffer and note where this round's audio starts; returns forced words."""
@@ -145,11 +198,20 @@ class OnlineProcessor:
         self.last_tokens = result.tokens
         self.stats.add(result, self.transcriber.decode_options.beam_size)
         words = [Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()]
-        self.hypothesis.insert(words, offset)
-        confirmed = self.hypothesis.flush()
+        self.hypothesis.insert(without_squeezed(words), offset)
+        self.heard_until = offset + result.audio_s
+        self.held_back = result.guarded
+        confirmed = self.emission.confirm(self.hypothesis, self.heard_until, result.guarded)
+        if self.max_delay_s:
+            late = self.hypothesis.confirm_until(self.heard_until - self.max_delay_s, self.buffer_offset)
+            self.stats.late += len(late)
+            confirmed += late
         self.committed.extend(confirmed)
         if self.buffer_s > self.buffer_trimming_s:
-            self._trim_at_completed_segment(result, offset)
+            if self.trim_at == "word":
+                self._trim_at_confirmed_word()
+            else:
+                self._trim_at_completed_segment(result, offset)
         return confirmed
 
     def tentative(self) -> list[Word]:
@@ -185,6 +247,15 @@ class OnlineProcessor:
     def _drain(self) -> list[Word]:
         """Apply rounds still in flight (none in the serial loop)."""
         return []
+
+    def _trim_at_confirmed_word(self) -> None:
+        """Cut the buffer at the end of a confirmed word, keeping the last KEEP_CONFIRMED_S of confirmed speech:
+        a round over audio that starts right at new speech tends to repeat its prompt, while confirmed words
+        that it hears again are dropped by the agreement's time and n-gram checks."""
+        last = self.committed[-1].end if self.committed else 0.0
+        cut = next((w.end for w in reversed(self.committed) if w.end <= last - KEEP_CONFIRMED_S), 0.0)
+        if cut > self.buffer_offset:
+            self._chunk_at(cut)
 
     def _trim_at_completed_segment(self, result: RoundResult, offset: float) -> None:
         """Cut the buffer at the end of the last segment that ends before the last confirmed word."""

@@ -59,6 +59,7 @@ class RoundResult:
     beam_widths: list[int]
     guarded: bool = False  # the guard ended the decoding at the end of the audio (DecodeOptions.guard_frames)
     padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
+    audio_s: float = 0.0  # the length of the round's audio
 
     @property
     def words(self) -> list[Word]:
@@ -189,7 +190,7 @@ class Transcriber:
     def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
         """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
         if not len(audio) or float(np.max(np.abs(audio))) < DIGITAL_SILENCE:
-            return RoundResult([], [], 1.0, 0.0, 0.0, 0.0, 0, 0.0, [])
+            return RoundResult([], [], 1.0, 0.0, 0.0, 0.0, 0, 0.0, [], audio_s=len(audio) / SAMPLE_RATE)
         return Round(self, audio).encode().run(self.prompt_tokens(prompt), reference)
 
     def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float, check: bool = True) -> RoundResult:
@@ -208,7 +209,7 @@ class Transcriber:
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
-            frames, encoder_gflops(self.model.dims, frames), result.beam_widths, result.guarded,
+            frames, encoder_gflops(self.model.dims, frames), result.beam_widths, result.guarded, audio_s=duration,
         )
 
     def hallucinated(self, result: DecodeResult) -> bool:

@@ -32,7 +32,7 @@ def run_stream(
     source: AudioSource,
     *,
     pace: str = "realtime",
-    min_chunk_s: float = 1.0,
+    min_chunk_s: float | None = None,
     on_update: Callable[[StreamUpdate], None] | None = None,
     on_started: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
@@ -40,11 +40,13 @@ def run_stream(
 ) -> DoneEvent:
     """Stream source through processor until the source ends or stop is set; return the totals.
 
+    min_chunk_s: the new audio a round waits for (default: the processor's, from its configuration).
+
     A DeviceError from the source (e.g. an unplugged device) ends the stream as a clean stop does (the
     tail is confirmed by finish() and reported), then propagates with the totals as its ``done``.
     """
     stop = stop or threading.Event()
-    min_samples = int(min_chunk_s * SAMPLE_RATE)
+    min_samples = int((min_chunk_s or processor.min_chunk_s) * SAMPLE_RATE)
     recorded = load_recorded(pace) if is_replay(pace) else None
     consumed, rounds = 0, 0
     tracker = ShownTracker()
@@ -115,6 +117,8 @@ def run_stream(
         forced=stats.forced,
         padded_retries=stats.padded_retries,
         guard_stops=stats.guard_stops,
+        skipped_rounds=stats.skipped,
+        late=stats.late,
         dropped_s=stats.dropped_s,
         corrections=tracker.corrections,
         notices=list(notices or []),

@@ -71,7 +71,10 @@ def test_default_settings_stream_exactly_as_the_flow_policy(isolated_dirs):
     settings = AppSettings()
     flow = StreamConfig(policy="flow", model=DEFAULT_MODEL).resolved()
     assert settings.stream_config().resolved() == flow
-    assert settings.effective().hush is POLICIES["flow"]["hush"] is False  # the hush word stays off, as in `flow`
+    assert settings.effective().hush is POLICIES["flow"]["hush"] is True  # the hush word is on, as in `flow`
+    settings.low_power = True
+    assert settings.effective() == StreamConfig(policy="low-power", model=DEFAULT_MODEL).resolved()
+    settings.low_power = False
     save_settings(settings)
     assert json.loads(settings_path().read_text()) == {}  # nothing changed, nothing stored
     settings.beam_size = 2

@@ -52,6 +52,9 @@ def register(subparsers) -> None:
                    help="model whose offline transcript gives word end times where there is no forced alignment "
                         "(default: the strongest installed model)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: bench-results/DATE-TIME)")
+    p.add_argument("--peer-script", type=Path, metavar="PATH",
+                   help="Whisper-Streaming's whisper_online.py (a checkout of ufal/whisper_streaming), for the `peer` "
+                        "configuration: faster-whisper, CPU int8, the same tiny.en; skipped with a note without it")
     p.add_argument("--resume", action="store_true", help="keep the results already in --out and run only what is missing")
     score = p.add_argument_group("scoring another system's output")
     score.add_argument("--score-jsonl", type=Path, metavar="FILE", help="a JSONL in the `whisperflow stream` event format")
@@ -110,7 +113,7 @@ def _run(args, reference_model: str) -> int:
     if len(set(labels)) != len(labels):
         raise WhisperFlowError("the same configuration is listed twice")
     out = args.out or Path("bench-results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    plan = BenchPlan(entries, configs, args.pace, args.lower_bound, reference_model, manifest)
+    plan = BenchPlan(entries, configs, args.pace, args.lower_bound, reference_model, manifest, args.peer_script)
     log = ResultsLog(out / "results.jsonl", resume=args.resume)
     print(f"{len(entries)} files ({sum(e.duration_s for e in entries):.0f} s of audio), {len(configs)} configuration(s), "
           f"pace {args.pace}; word end times from forced alignment or offline {reference_model}; results in {out}",

@@ -5,21 +5,27 @@ FLAGs switch a yes/no setting on (hush, pruning, pipeline); KEYs set any stream 
 """
 from __future__ import annotations
 
+import re
 import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from engine.errors import WhisperFlowError
 from engine.stream.config import POLICIES, StreamConfig
+from tools.bench.peer import PEER_LABEL
 
 # Short names accepted in specs, for StreamConfig fields.
 ALIASES = {"min_chunk": "min_chunk_s", "chunk": "min_chunk_s", "beam": "beam_size",
            "pruning": "beam_pruning", "trim": "buffer_trimming_s", "threads": "blas_threads",
-           "handoff": "handoff_tokens", "guard": "guard_frames"}
+           "handoff": "handoff_tokens", "guard": "guard_frames", "margin": "emit_margin_s", "gap": "agree_gap_s",
+           "max_delay": "max_delay_s"}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 SYNTAX_HELP = (
-    "POLICY[+FLAG...][:KEY=VALUE,...]; POLICY is one of " + ", ".join(POLICIES)
-    + "; FLAG is hush, pruning, verify or pipeline; KEY is min_chunk (s), beam, model, language, trim (s), hush, pruning"
+    "[NAME=]POLICY[+FLAG...][:KEY=VALUE,...] (NAME labels the row), or peer (Whisper-Streaming's whisper_online.py, see --peer-script);"
+    " POLICY is one of " + ", ".join(POLICIES)
+    + "; FLAG is hush, pruning, verify, pipeline or vad; KEY is min_chunk (s), beam, model, language, trim (s),"
+    " trim_at (segment/word), emit (agreement/alignatt/hybrid), margin (s), gap (s: agreement across rounds this far"
+    " apart), max_delay (s), hush, pruning, vad"
     " or pipeline (on/off), guard (frames; 0 off), threads and handoff (an explicit thread allocation instead of the"
     " calibrated one)."
     " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8  flow+hush:guard=4"
@@ -32,6 +38,7 @@ class BenchConfig:
 
     label: str
     stream: StreamConfig
+    peer: bool = False  # Whisper-Streaming's own script (tools.bench.peer) instead of a WhisperFlow stream
 
 
 def _field(key: str) -> str:
@@ -64,8 +71,14 @@ def _value(name: str, text: str):
 
 
 def parse_config(spec: str) -> BenchConfig:
-    """The configuration a spec describes; WhisperFlowError with the syntax on anything malformed."""
+    """The configuration a spec describes, labelled by the spec or by a leading ``NAME=``; WhisperFlowError with
+    the syntax on anything malformed."""
     spec = spec.strip()
+    name, eq, rest = spec.partition("=")
+    if eq and re.fullmatch(r"[\w .,()+-]+", name) and rest.strip():
+        return replace(parse_config(rest), label=name.strip())
+    if spec == PEER_LABEL:
+        return BenchConfig(spec, StreamConfig(), peer=True)
     head, _, settings = spec.partition(":")
     policy, *flags = head.split("+")
     if policy not in POLICIES:
@@ -82,6 +95,6 @@ def parse_config(spec: str) -> BenchConfig:
             raise WhisperFlowError(f"config {spec!r}: {item!r} should be KEY=VALUE. Syntax: {SYNTAX_HELP}")
         name = _field(key.strip())
         values[name] = _value(name, text)
-    if values.get("min_chunk_s", 1.0) <= 0:
+    if values.get("min_chunk_s") is not None and values["min_chunk_s"] <= 0:
         raise WhisperFlowError(f"config {spec!r}: min_chunk must be positive")
     return BenchConfig(spec, StreamConfig(policy=policy, **values))

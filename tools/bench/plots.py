@@ -54,24 +54,31 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
 
 
 def ablation(summary: dict, path: Path) -> bool:
-    """Mean latency per configuration (bar, whisker to p90) beside its computation-unaware lower bound."""
+    """The paper's Figure 8: per configuration, mean latency to confirmation and to first showing (whiskers to
+    p90) beside the computation-unaware lower bound, with each configuration's WER above its bars."""
     groups = _plottable(summary["groups"])
     if not groups:
         return False
     fig, axes = _axes_grid(len(groups), width=max(5.0, 1.4 * max(len(g["rows"]) for g in groups)))
+    bars = (("latency", "confirmed", 1.0), ("shown", "first shown", 0.65), ("lower_bound", "unaware lower bound", 0.3))
     for ax, group in zip(axes, groups):
         rows = group["rows"]
         x = np.arange(len(rows))
-        for offset, key, label, alpha in ((-0.2, "latency", "computation-aware", 1.0),
-                                          (0.2, "lower_bound", "unaware lower bound", 0.45)):
-            means = np.array([r[key]["mean"] if r[key]["mean"] is not None else np.nan for r in rows])
-            p90 = np.array([r[key]["p90"] if r[key]["p90"] is not None else np.nan for r in rows])
+        width = 0.8 / len(bars)
+        for i, (key, label, alpha) in enumerate(bars):
+            stats = [r.get(key) or {} for r in rows]
+            means = np.array([s.get("mean") if s.get("mean") is not None else np.nan for s in stats])
+            p90 = np.array([s.get("p90") if s.get("p90") is not None else np.nan for s in stats])
             upper = np.clip(np.nan_to_num(p90 - means), 0, None)
-            ax.bar(x + offset, np.nan_to_num(means), 0.4, color="C0", alpha=alpha, label=label,
-                   yerr=[np.zeros_like(upper), upper], capsize=3)
-        ax.set_xticks(x, [r["config"] for r in rows], rotation=20, ha="right")
+            ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, color="C0", alpha=alpha, label=label,
+                   yerr=[np.zeros_like(upper), upper], capsize=2)
+        top = max([r["latency"]["p90"] or 0 for r in rows] + [0.5])
+        for xi, r in zip(x, rows):
+            ax.text(xi, top * 1.05, f"WER {100 * r['wer']:.1f}%", ha="center", fontsize="x-small")
+        ax.set_ylim(0, top * 1.15)
+        ax.set_xticks(x, [r["config"] for r in rows], rotation=25, ha="right", fontsize="small")
         ax.set_ylabel("per-word latency (s): mean, whisker to p90")
-        ax.set_title(f"{group['kind']}: latency by configuration")
+        ax.set_title(f"{group['kind']}: latency and WER by configuration")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize="small")
     fig.savefig(path, dpi=120)

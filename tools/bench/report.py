@@ -44,6 +44,8 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "forced": _done_total(measured, "forced"),
         "padded_retries": _done_total(measured, "padded_retries"),
         "guard_stops": _done_total(measured, "guard_stops"),
+        "skipped_rounds": _done_total(measured, "skipped_rounds"),
+        "late": _done_total(measured, "late"),
         "dropped_s": _done_total(measured, "dropped_s"),
         "latency": _latency(measured),
         "shown": _latency(measured, "shown_latencies"),
@@ -87,7 +89,8 @@ def summarize_run(records: list[dict]) -> dict:
               for k in kinds]
     if len(kinds) > 1:
         groups.append(_group(ALL, streams, offline, lower_is_measured))
-    return {"meta": meta, "groups": groups, "files": [_file_summary(r) for r in streams]}
+    notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
+    return {"meta": meta, "groups": groups, "files": [_file_summary(r) for r in streams], "notes": notes}
 
 
 def _f(x: float | None, digits: int = 2, scale: float = 1.0) -> str:
@@ -104,13 +107,14 @@ def _count(value: float | None) -> str:
 
 
 def _lat(stats: dict) -> str:
-    return " / ".join(_f(stats[k]) for k in ("mean", "median", "p90"))
+    return " / ".join(_f(stats.get(k)) for k in ("mean", "median", "p90", "p99"))
 
 
-HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90) "
-          "| first shown s (mean / median / p90) | corrections | lower bound s (mean / median / p90) "
+HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90 / p99) "
+          "| first shown s (mean / median / p90 / p99) | corrections | lower bound s (mean / median / p90 / p99) "
           "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
-          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops |")
+          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops "
+          "| rounds skipped (silence) | late (max delay) |")
 
 
 def markdown(summary: dict) -> str:
@@ -134,7 +138,8 @@ def markdown(summary: dict) -> str:
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
                 f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "
-                f"| {_count(row.get('guard_stops'))} |")
+                f"| {_count(row.get('guard_stops'))} | {_count(row.get('skipped_rounds'))} "
+                f"| {_count(row.get('late'))} |")
         for gold in group["gold"]:
             lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
                          f"| {_sdi(gold['wer_counts'])} " + "| – " * (HEADER.count(" | ") - 3) + "|")
@@ -143,6 +148,7 @@ def markdown(summary: dict) -> str:
         lines += ["", f"Word end times from: {', '.join(sources) or '–'}."]
         lines += [f"Note: {n}." for n in notices]
         lines.append("")
+    lines += [f"Note: {n}." for n in summary.get("notes", [])]
     machine = meta.get("machine", {})
     if machine:
         lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}.")

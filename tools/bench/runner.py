@@ -18,6 +18,7 @@ from tqdm import tqdm
 from engine.errors import WhisperFlowError
 from tools.bench.configs import BenchConfig
 from tools.bench.manifest import ManifestEntry
+from tools.bench.peer import PEER_LABEL, PEER_SETTINGS, peer_missing, run_peer
 from engine.scoring.wer import wer_counts
 from tools.bench.reference import OfflineTranscripts, TimedReference, timed_reference
 from tools.bench.results import ResultsLog
@@ -34,6 +35,7 @@ class BenchPlan:
     lower_bound: bool
     reference_model: str
     manifest: Path
+    peer_script: Path | None = None  # whisper_online.py, for the `peer` configuration
 
     def paces(self) -> list[tuple[str, str]]:
         """(pace, role) pairs; role is "measured" or "lower_bound"."""
@@ -86,8 +88,29 @@ def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
         for pace, role in plan.paces():
             for kind, entries in by_kind:
                 todo = [e for e in entries if not log.has(type="stream", config=config.label, role=role, file=e.name)]
-                if todo:
+                if todo and config.peer:
+                    _run_peer(plan.peer_script, pace, role, todo, timed, log)
+                elif todo:
                     _run_worker(config, pace, role, todo, timed, log)
+
+
+def _run_peer(script: Path | None, pace: str, role: str, entries: list[ManifestEntry],
+              timed: dict[str, TimedReference], log: ResultsLog) -> None:
+    """The peer row (tools.bench.peer), file by file; without its script or faster-whisper, a note instead."""
+    from engine.model.store import PACKAGED
+
+    missing = peer_missing(script)
+    if missing:
+        print(missing, file=sys.stderr)
+        if not log.has(type="note", text=missing):
+            log.append({"type": "note", "text": missing})
+        return
+    model_dir = PACKAGED["tiny.en"].locate()[0]
+    for entry in tqdm(entries, desc=f"{PEER_LABEL} · {pace} · {entries[0].kind}", unit="file"):
+        record = run_peer(script, entry.path, model_dir, pace)
+        log.append({"type": "stream", "config": PEER_LABEL, "settings": PEER_SETTINGS, "pace": pace, "role": role,
+                    "file": entry.name, "kind": entry.kind, "duration_s": entry.duration_s, **record,
+                    **score_stream(word_events(record["words"]), entry.reference, timed[entry.name])})
 
 
 def _run_worker(config: BenchConfig, pace: str, role: str, entries: list[ManifestEntry],

@@ -44,12 +44,13 @@ def run_job(job: dict, emit) -> None:
     for index, path in enumerate(job["files"]):
         processor, _ = build_processor(loaded, config)
         words: list[dict] = []
-        round_s: list[float] = []
+        round_s: list[float] = []  # the calls that ran a round (not those skipped over silence, nor the final flush)
         last_progress = [0.0]
 
         def on_update(update) -> None:
             words.extend(word_record(w) for w in update.confirmed)
-            round_s.append(update.round_s)
+            if update.round is not None and processor.stats.rounds > len(round_s):
+                round_s.append(update.round_s)
             now = time.perf_counter()
             if now - last_progress[0] >= PROGRESS_EVERY_S:
                 last_progress[0] = now
@@ -57,10 +58,10 @@ def run_job(job: dict, emit) -> None:
                       "audio_s": processor.buffer_offset + processor.buffer_s})
 
         source = PacedFileSource(path) if pace == "realtime" else FileSource(path)
-        done = run_stream(processor, source, pace=pace, min_chunk_s=config.min_chunk_s,
+        done = run_stream(processor, source, pace=pace,
                           on_update=on_update, notices=notices)
         stats = processor.stats
-        emit({"type": "result", "file_index": index, "words": words, "round_s": round_s[:done.rounds],
+        emit({"type": "result", "file_index": index, "words": words, "round_s": round_s,
               "done": done_record(done),
               "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
               "peak_rss_mb": peak_rss_mb()})

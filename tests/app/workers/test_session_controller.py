@@ -43,8 +43,9 @@ def start_on_virtual_mic(qtbot, wf: WhisperFlowApp) -> None:
     picker = wf.window.source_picker
     picker.refresh(select_key=MIC_KEY)
     assert picker.current().key == MIC_KEY, [picker.combo.itemText(i) for i in range(picker.combo.count())]
-    with qtbot.waitSignal(wf.window.controller.session_started, timeout=10000):
+    with qtbot.waitSignals([wf.window.controller.session_started, wf.window.controller.listening], timeout=20000):
         wf.window.start_button.click()
+    assert wf.window.statusBar().currentMessage().startswith("Listening to WhisperFlowTestMic")
 
 
 def test_speech_into_the_virtual_mic_appears_in_captions_transcript_and_journal(qtbot, virtual_mic, whisperflow):

@@ -86,7 +86,7 @@ def test_calibrate_writes_a_profile_the_next_stream_loads(tiny_model, isolated_d
     saved = load_profile("tiny.en")
     assert saved is not None and saved.allocation == profile.allocation
     notices = []
-    assert choose_allocation(StreamConfig(policy="flow"), notices) == profile.allocation and notices == []
-    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
+    assert choose_allocation(StreamConfig(policy="flow", pipeline=True), notices) == profile.allocation and notices == []
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=True))
     processor.close()
     assert processor.__class__.__name__ == ("PipelinedProcessor" if profile.allocation.pipeline else "OnlineProcessor")

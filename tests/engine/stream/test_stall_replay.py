@@ -22,8 +22,11 @@ MAX_SILENT_SPEECH_S = 3.0
 
 
 def replay(model, audio: Path, pace: str):
-    """Stream audio through the flow policy (serial, as recorded); the updates and the done event."""
-    processor, _ = build_processor(model, StreamConfig(policy="flow", pipeline=False))
+    """Stream audio through the flow policy as it was when the run was recorded (serial, padded, 1 s rounds,
+    trimmed at segments); the updates and the done event."""
+    recorded_flow = StreamConfig(policy="flow", pipeline=False, hush=False, guard_frames=0, min_chunk_s=1.0,
+                                 buffer_trimming_s=15.0, trim_at="segment", vad=False, max_delay_s=0.0)
+    processor, _ = build_processor(model, recorded_flow)
     updates = []
     done = run_stream(processor, FileSource(audio), pace=pace, on_update=updates.append)
     return updates, done

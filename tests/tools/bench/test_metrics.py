@@ -158,7 +158,10 @@ def test_config_specs():
     assert parse_config("baseline").stream.resolved().hush is False
     assert parse_config("baseline+hush").stream.resolved().hush is True
     guarded = parse_config("flow+hush:guard=8").stream.resolved()
-    assert (guarded.hush, guarded.guard_frames) == (True, 8) and parse_config("flow").stream.resolved().guard_frames == 0
+    assert (guarded.hush, guarded.guard_frames) == (True, 8) and parse_config("baseline").stream.resolved().guard_frames == 0
+    labelled = parse_config("+ hush word=baseline+hush:guard=8")
+    assert labelled.label == "+ hush word" and labelled.stream.guard_frames == 8
+    assert parse_config("peer").peer and not parse_config("flow").peer
     for bad, message in [("nope", "unknown policy"), ("baseline+beam", "not a yes/no setting"),
                          ("baseline:speed=2", "unknown setting 'speed'"), ("baseline:beam=wide", "whole number"),
                          ("baseline:hush=maybe", "on or off"), ("baseline:min_chunk=0", "positive"),
@@ -221,11 +224,11 @@ def test_report_table_json_and_plots(tmp_path):
     assert short["gold"] == [{"model": "tiny.en", "files": 1, "wer": 0.0, "wer_counts": short["gold"][0]["wer_counts"]}]
     assert overall["rows"][0]["wer"] == pytest.approx(0.2) and overall["rows"][0]["files"] == 2
     table = markdown(summary)
-    assert "| baseline | 1 | 10.0 | 1 / 0 / 0 | 1 | 0.0 | 2.50 / 2.50 / 2.90 | – / – / – | – | 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
+    assert "| baseline | 1 | 10.0 | 1 / 0 / 0 | 1 | 0.0 | 2.50 / 2.50 / 2.90 / 2.99 | – / – / – / – | – | 1.00 / 1.00 / 1.00 / 1.00 | 2 | 500 (300 / 150 / 50) | 0.33 |" in table
     assert "| offline tiny.en (gold) | 1 | 0.0 | 0 / 0 / 0 |" in table
     assert overall["rows"][0]["forced"] == 2 and overall["rows"][0]["wer_counts"]["deletions"] == 0
     assert (overall["rows"][0]["padded_retries"], overall["rows"][0]["guard_stops"]) == (2, 4)
-    assert table.splitlines()[8].endswith("| 1 | 2 |")  # the short row's padded retries and guard stops
+    assert table.splitlines()[8].endswith("| 1 | 2 | – | – |")  # padded retries, guard stops; skipped rounds and late words not recorded
     _, written = write_report(records, tmp_path)
     assert sorted(p.name for p in written) == ["ablation.png", "latency_over_time.png", "latency_vs_wer.png",
                                                "results.json", "table.md"]

@@ -1,0 +1,79 @@
+"""Voice activity: Silero VAD's ONNX model (run by onnxruntime, no torch) over the stream, 32 ms at a time.
+
+The stream uses it to skip rounds over silence and to finalize the words of a sentence as soon as its speaker
+pauses (engine.stream.processor).
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from engine.audio.files import SAMPLE_RATE
+from engine.errors import ModelError
+
+FRAME = 512  # samples per decision at 16 kHz (32 ms)
+CONTEXT = 64  # samples of the previous frame the model sees with each one
+SPEECH = 0.5  # a frame is speech from this probability …
+SILENCE = 0.35  # … and stays speech until the probability falls below this (hysteresis, as Silero's own)
+
+
+def model_path() -> Path:
+    """The ONNX model inside the silero-vad package (found without importing it: its Python side needs torch)."""
+    spec = importlib.util.find_spec("silero_vad")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError("the voice-activity model is missing: install the silero-vad package")
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "silero_vad.onnx"
+    if not path.is_file():
+        raise ModelError(f"the voice-activity model is missing: {path}")
+    return path
+
+
+class SpeechDetector:
+    """Follows where the speech is in a stream fed in pieces of any length (stream seconds from the first)."""
+
+    def __init__(self, path: Path | None = None):
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.inter_op_num_threads = options.intra_op_num_threads = 1
+        options.log_severity_level = 4
+        try:
+            self.session = onnxruntime.InferenceSession(str(path or model_path()), options,
+                                                        providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for a corrupt file
+            raise ModelError(f"cannot load the voice-activity model: {exc}") from exc
+        self.state = np.zeros((2, 1, 128), np.float32)
+        self.context = np.zeros(CONTEXT, np.float32)
+        self.pending = np.zeros(0, np.float32)
+        self.frames = 0  # frames decided so far
+        self.speaking = False
+        self.voice_end: float | None = None  # end of the last speech frame (stream seconds)
+
+    @property
+    def heard_until(self) -> float:
+        """The stream time up to which frames have been decided."""
+        return self.frames * FRAME / SAMPLE_RATE
+
+    def accept(self, audio: np.ndarray) -> None:
+        """Decide every whole frame of audio (what is left over waits for the next piece)."""
+        audio = np.concatenate([self.pending, audio.astype(np.float32)])
+        whole = len(audio) // FRAME * FRAME
+        for start in range(0, whole, FRAME):
+            self._frame(audio[start : start + FRAME])
+        self.pending = audio[whole:]
+
+    def _frame(self, frame: np.ndarray) -> None:
+        x = np.concatenate([self.context, frame])[None]
+        out, self.state = self.session.run(None, {"input": x, "state": self.state, "sr": np.array(SAMPLE_RATE, np.int64)})
+        self.context = frame[-CONTEXT:]
+        self.frames += 1
+        p = float(out[0, 0])
+        self.speaking = p >= SPEECH or (self.speaking and p >= SILENCE)
+        if self.speaking:
+            self.voice_end = self.heard_until
+
+    def speech_since(self, time: float) -> bool:
+        """Whether any speech ended after time (stream seconds)."""
+        return self.voice_end is not None and self.voice_end > time

@@ -1,0 +1,164 @@
+"""Emission policies (--emit), the max-delay rule and the voice-activity detector, on hand-made rounds and on
+real clips with the real tiny.en model."""
+from contextlib import nullcontext
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.audio.sources import FileSource
+from engine.audio.vad import SpeechDetector
+from engine.decoder.options import DecodeOptions
+from engine.scoring.wer import corpus_wer
+from engine.session.words import Word
+from engine.stream.agreement import HypothesisBuffer
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.emission import EMIT_POLICIES, Emission, aligned_prefix, without_squeezed
+from engine.stream.processor import OnlineProcessor
+from engine.stream.round import RoundResult, Segment
+from engine.stream.runner import run_stream
+from testdata import DATA
+
+PRINTING = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+SURPASSED = "has never been surpassed."
+
+
+def words(*spec):
+    return [Word(t, s, e, p) for t, s, e, p in spec]
+
+
+def test_aligned_prefix_stops_at_a_word_near_the_audio_end_an_unsure_word_and_holds_a_guarded_last_word():
+    ws = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9))
+    assert aligned_prefix(ws, limit=0.7, hold_last=False) == 2  # "sat" ends after the limit
+    assert aligned_prefix(ws, limit=5.0, hold_last=False) == 3
+    assert aligned_prefix(ws, limit=5.0, hold_last=True) == 2  # the guard stopped the round: "sat" may go on
+    unsure = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.2), ("sat", 0.6, 0.9, 0.9))
+    assert aligned_prefix(unsure, limit=5.0, hold_last=False, min_probability=0.6) == 1
+    squeezed = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.3, 0.9), ("sat", 0.3, 0.3, 0.9))  # invented words
+    assert aligned_prefix(squeezed, limit=5.0, hold_last=False) == 1
+
+
+def test_a_run_of_words_squeezed_into_one_instant_is_dropped_and_a_single_short_word_kept():
+    ws = words(("the", 0.0, 0.2, 0.9), ("and", 0.2, 0.2, 0.9), ("it", 0.2, 0.2, 0.9), ("was", 0.2, 0.2, 0.9),
+               ("on", 0.3, 0.4, 0.9), ("of", 0.45, 0.47, 0.9), ("types", 0.5, 0.9, 0.9))
+    assert [w.text for w in without_squeezed(ws)] == ["the", "on", "of", "types"]
+
+
+def test_alignatt_confirms_in_one_round_and_hybrid_waits_for_agreement_on_unsure_words():
+    round_words = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.3), ("sat", 0.6, 0.9, 0.9))
+    for policy, expected in (("agreement", []), ("alignatt", ["the", "cat", "sat"]), ("hybrid", ["the"])):
+        hb = HypothesisBuffer()
+        hb.insert(round_words, 0.0)
+        assert [w.text for w in Emission(policy, 0.3).confirm(hb, round_end=1.5, guarded=False)] == expected
+    with pytest.raises(ValueError, match="alignatt"):
+        Emission("soon")
+
+
+def test_with_a_margin_two_rounds_agreeing_on_a_word_at_the_end_of_their_audio_do_not_confirm_it():
+    hb = HypothesisBuffer()
+    emission = Emission("agreement", margin_s=0.3)
+    for _ in range(2):
+        hb.insert(words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9)), 0.0)
+        confirmed = emission.confirm(hb, round_end=1.0, guarded=False)
+    assert [w.text for w in confirmed] == ["the", "cat"]  # "sat" ends 0.1 s before the audio does
+    hb.insert(words(("sat", 0.6, 0.9, 0.9), ("on", 1.0, 1.1, 0.9)), 0.0)
+    assert [w.text for w in emission.confirm(hb, round_end=1.4, guarded=False)] == ["sat"]
+
+
+class DisagreeingTranscriber:
+    """Rounds that agree on "alpha" but never on the word after it: only the max-delay rule can confirm it."""
+
+    max_buffer_s = 30.0
+    decode_options = DecodeOptions()
+
+    def __init__(self):
+        self.calls = 0
+
+    def unguarded(self):
+        return nullcontext()
+
+    def transcribe(self, audio, prompt, reference):
+        self.calls += 1
+        second = ("beta", "gamma", "delta")[self.calls % 3]
+        ws = words(("alpha", 0.1, 0.5, 0.9), (second, 0.6, 0.9, 0.9))
+        return RoundResult([Segment(0.0, 0.9, "", [], ws)], [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [],
+                           audio_s=len(audio) / SAMPLE_RATE)
+
+
+def stream_half_seconds(processor, n):
+    confirmed = []
+    for _ in range(n):
+        processor.insert_audio_chunk(np.zeros(SAMPLE_RATE // 2, np.float32))
+        confirmed += processor.process_iter()
+    return confirmed
+
+
+def test_with_a_gap_rounds_agree_only_with_rounds_that_heard_at_least_that_much_less_audio():
+    hb = HypothesisBuffer()
+    emission = Emission("agreement", margin_s=0.0, gap_s=0.6)
+    said = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9))
+    confirmed = []
+    for end in (1.0, 1.3, 1.6, 1.9):  # rounds 0.3 s apart, all agreeing
+        hb.insert(said, 0.0)
+        confirmed.append([w.text for w in emission.confirm(hb, round_end=end, guarded=False)])
+    assert confirmed == [[], [], ["the", "cat", "sat"], []]  # 1.6 s is the first round 0.6 s after another
+
+
+def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
+    without = stream_half_seconds(OnlineProcessor(DisagreeingTranscriber()), 8)
+    assert [w.text for w in without] == ["alpha"]  # agreement alone never confirms the second word
+    processor = OnlineProcessor(DisagreeingTranscriber(), max_delay_s=1.0)
+    late = stream_half_seconds(processor, 8)
+    assert [w.text for w in late][0] == "alpha" and len(late) == 2
+    assert late[1].text in ("beta", "gamma", "delta") and processor.stats.late == 1
+    # it was confirmed in the first round whose audio reached 1 s past its end (0.9 s + 1.0 s ≤ 2.0 s)
+    assert processor.heard_until == 4.0
+
+
+def test_the_detector_hears_speech_and_not_silence():
+    detector = SpeechDetector()
+    detector.accept(np.zeros(SAMPLE_RATE, np.float32))
+    assert detector.voice_end is None and detector.heard_until == pytest.approx(1.0, abs=0.04)
+    speech = load_audio(DATA / "LJ001-0008.wav")
+    for start in range(0, len(speech), 700):  # any piece size
+        detector.accept(speech[start : start + 700])
+    assert detector.speech_since(1.5)
+    assert 1.0 + len(speech) / SAMPLE_RATE - 0.4 < detector.voice_end <= 1.0 + len(speech) / SAMPLE_RATE + 0.1
+
+
+def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_it(tiny_model, tmp_path):
+    first, second = load_audio(DATA / "LJ001-0009.wav"), load_audio(DATA / "LJ001-0008.wav")
+    quiet = np.random.default_rng(15).normal(0, 0.002, 5 * SAMPLE_RATE).astype(np.float32)  # room noise
+    path = tmp_path / "pause.wav"
+    sf.write(path, np.concatenate([first, quiet, second]), SAMPLE_RATE)
+    config = StreamConfig(policy="flow", pipeline=False, beam_size=1, vad=True, min_chunk_s=0.5)
+    processor, notices = build_processor(tiny_model, config)
+    assert notices == [] and processor.vad is not None
+    events = []
+    done = run_stream(processor, FileSource(str(path)), pace="unaware",
+                      on_update=lambda update: events.extend(update.confirmed))
+    processor.close()
+    text = " ".join(e.text for e in events)
+    assert corpus_wer([PRINTING + " " + SURPASSED], [text]) < 0.15, text  # tiny.en says "maybe consider"
+    assert "surpassed" in text
+    assert done.skipped_rounds >= 5  # most of the 5 s pause was not transcribed
+    types = next(e for e in events if e.text.strip(".,").lower() == "types")
+    pause_start = len(first) / SAMPLE_RATE
+    assert types.emitted < pause_start + 1.5  # finalized at the pause, not when the next sentence came
+
+
+@pytest.mark.parametrize("emit", EMIT_POLICIES)
+def test_each_emission_policy_streams_a_real_clip_to_the_right_words(tiny_model, emit):
+    config = StreamConfig(policy="flow", pipeline=False, hush=True, guard_frames=8, emit=emit, min_chunk_s=0.5,
+                          buffer_trimming_s=4.0, trim_at="word")
+    processor, _ = build_processor(tiny_model, config)
+    events = []
+    run_stream(processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="unaware",
+               on_update=lambda update: events.extend(update.confirmed))
+    processor.close()
+    text = " ".join(e.text for e in events)
+    assert corpus_wer([PRINTING], [text]) <= 0.15, text  # tiny.en says "maybe consider"
+    said = [e.text.strip(".,").lower() for e in events]
+    trigrams = list(zip(said, said[1:], said[2:]))
+    assert len(trigrams) == len(set(trigrams))  # nothing said twice
