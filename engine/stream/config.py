@@ -26,7 +26,7 @@ _WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segm
                           emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, guard_frames=0)
 _FLOW = dict(_WHISPER_STREAMING, hush=True, guard_frames=8, beam_size=5, beam_pruning=True, verify=True,
              pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0, trim_at="word", vad=True,
-             max_delay_s=2.0, emit_margin_s=0.3)
+             max_delay_s=2.0, emit_margin_s=0.3, agree_gap_s=0.6)
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
     "flow": _FLOW,
@@ -82,8 +82,8 @@ class StreamConfig:
 # The ranges every option and setting must be in (inclusive): one place for the CLI and the app's settings.
 # Values: (low, high, unit). A min chunk below 0.1 s makes rounds of almost no audio; above 10 s captions lag.
 LIMITS: dict[str, tuple[float, float, str]] = {
-    "min_chunk_s": (0.05, 10.0, " s"),
-    "buffer_trimming_s": (1.0, 25.0, " s"),
+    "min_chunk_s": (0.1, 10.0, " s"),
+    "buffer_trimming_s": (2.0, 25.0, " s"),
     "emit_margin_s": (0.0, 2.0, " s"),
     "agree_gap_s": (0.0, 3.0, " s"),
     "max_delay_s": (0.0, 30.0, " s"),

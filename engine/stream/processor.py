@@ -60,6 +60,7 @@ class LoopStats:
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
     guard_stops: int = 0  # rounds the guard ended at the end of their audio
+    budget_stops: int = 0  # rounds whose final decoding stopped at its token budget
     skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
     late: int = 0  # words confirmed by the max-delay rule
     dropped_s: float = 0.0  # audio cut from the buffer without confirmed words (reported as dropped events)
@@ -76,6 +77,7 @@ class LoopStats:
         self.reduced_steps += sum(1 for b in r.beam_widths if b < full_beam)
         self.padded_retries += r.padded_retry
         self.guard_stops += r.guarded
+        self.budget_stops += r.at_budget
         self.round_times.append(r.encode_s + r.decode_s + r.align_s)
 
     @property

@@ -60,6 +60,7 @@ class RoundResult:
     guarded: bool = False  # the guard ended the decoding at the end of the audio (DecodeOptions.guard_frames)
     padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
     audio_s: float = 0.0  # the length of the round's audio
+    at_budget: bool = False  # its final decoding stopped at its token budget (a runaway even padded)
 
     @property
     def words(self) -> list[Word]:
@@ -260,6 +261,7 @@ class Round:
         self.result: DecodeResult | None = None
         self.decode_s = 0.0
         self.padded_retry = False
+        self.at_budget = False
 
     def encode(self) -> "Round":
         self.encoded = self.transcriber.encode(self.audio)
@@ -271,15 +273,18 @@ class Round:
         t0 = time.perf_counter()
         tr = self.transcriber
         result = yield from tr.decode_steps(self.encoded, prompt_tokens, reference)
+        budget = tr.options_for(self.encoded.audio_steps).max_tokens
         if tr.degenerate(result, self.encoded):
             self.padded_retry = True
             self.encoded, result = tr.padded_round(self.encoded, prompt_tokens, reference)
+            budget = tr.decode_options.max_tokens
+        self.at_budget = len(result.beam_widths) >= budget
         self.result, self.decode_s = result, time.perf_counter() - t0
         return result
 
     def assemble(self) -> RoundResult:
         result = self.transcriber.assemble(self.encoded, self.result, self.decode_s)
-        return replace(result, padded_retry=self.padded_retry)
+        return replace(result, padded_retry=self.padded_retry, at_budget=self.at_budget)
 
     def run(self, prompt_tokens: list[int], reference: list[int] | None) -> RoundResult:
         run_steps(self.steps(prompt_tokens, reference))

@@ -117,6 +117,7 @@ def run_stream(
         forced=stats.forced,
         padded_retries=stats.padded_retries,
         guard_stops=stats.guard_stops,
+        budget_stops=stats.budget_stops,
         skipped_rounds=stats.skipped,
         late=stats.late,
         dropped_s=stats.dropped_s,

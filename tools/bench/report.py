@@ -44,6 +44,7 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "forced": _done_total(measured, "forced"),
         "padded_retries": _done_total(measured, "padded_retries"),
         "guard_stops": _done_total(measured, "guard_stops"),
+        "budget_stops": _done_total(measured, "budget_stops"),
         "skipped_rounds": _done_total(measured, "skipped_rounds"),
         "late": _done_total(measured, "late"),
         "dropped_s": _done_total(measured, "dropped_s"),
@@ -114,7 +115,7 @@ HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | lat
           "| first shown s (mean / median / p90 / p99) | corrections | lower bound s (mean / median / p90 / p99) "
           "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
           "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops "
-          "| rounds skipped (silence) | late (max delay) |")
+          "| budget stops | rounds skipped (silence) | late (max delay) |")
 
 
 def markdown(summary: dict) -> str:
@@ -138,7 +139,8 @@ def markdown(summary: dict) -> str:
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
                 f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "
-                f"| {_count(row.get('guard_stops'))} | {_count(row.get('skipped_rounds'))} "
+                f"| {_count(row.get('guard_stops'))} | {_count(row.get('budget_stops'))} "
+                f"| {_count(row.get('skipped_rounds'))} "
                 f"| {_count(row.get('late'))} |")
         for gold in group["gold"]:
             lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "

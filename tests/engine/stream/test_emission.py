@@ -162,3 +162,17 @@ def test_each_emission_policy_streams_a_real_clip_to_the_right_words(tiny_model,
     said = [e.text.strip(".,").lower() for e in events]
     trigrams = list(zip(said, said[1:], said[2:]))
     assert len(trigrams) == len(set(trigrams))  # nothing said twice
+
+
+def test_a_corrupt_voice_activity_model_is_named_and_the_stream_runs_every_round_instead(tiny_model, tmp_path,
+                                                                                      monkeypatch):
+    import engine.audio.vad as vad
+    from engine.errors import ModelError
+
+    corrupt = tmp_path / "silero_vad.onnx"
+    corrupt.write_bytes(vad.model_path().read_bytes()[:5000])  # a partial download
+    with pytest.raises(ModelError, match="cannot load the voice-activity model"):
+        SpeechDetector(corrupt)
+    monkeypatch.setattr(vad, "model_path", lambda: corrupt)
+    processor, notices = build_processor(tiny_model, StreamConfig(policy="flow"))
+    assert processor.vad is None and notices == [notices[0]] and "every round runs" in notices[0]
