@@ -69,7 +69,7 @@ class HypothesisBuffer:
         n = max(agreed(self.new, other) for other in self._partners(round_end, gap_s)) if agree else 0
         n = max(min(n, len(self.new) if heard is None else heard), aligned)
         if hold_last:
-            n = min(n, len(self.new) - 1)
+            n = max(0, min(n, len(self.new) - 1))
         confirmed = self.new[:n]
         self.older, self.buffer, self.new = self.buffer, self.new[n:], []
         self.history = self.history[-MAX_HISTORY + 1 :] + [(round_end, self.buffer)]

@@ -14,6 +14,7 @@ its end time runs to the end of the round's audio, which would hide the next wor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
@@ -27,18 +28,12 @@ MIN_ALIGNED_S = 0.04  # a word shorter than this has no place of its own in the 
 def without_squeezed(words: list[Word], run: int = 3) -> list[Word]:
     """The words of a round without runs of `run` or more words each shorter than MIN_ALIGNED_S: words squeezed
     into one instant are not in the audio (a round repeating its prompt puts them there)."""
-    short = [w.end - w.start < MIN_ALIGNED_S for w in words]
-    keep, i = [], 0
-    while i < len(words):
-        j = i
-        while j < len(words) and short[j]:
-            j += 1
-        if j - i >= run:
-            i = j
-            continue
-        keep.extend(words[i : max(j, i + 1)])
-        i = max(j, i + 1)
-    return keep
+    kept: list[Word] = []
+    for short, group in groupby(words, key=lambda w: w.end - w.start < MIN_ALIGNED_S):
+        group = list(group)
+        if not (short and len(group) >= run):
+            kept += group
+    return kept
 
 
 def aligned_prefix(words: list[Word], limit: float, hold_last: bool, min_probability: float = 0.0,
@@ -54,7 +49,7 @@ def aligned_prefix(words: list[Word], limit: float, hold_last: bool, min_probabi
 
 @dataclass(frozen=True)
 class Emission:
-    """An emission policy and its AlignAtt margin."""
+    """An emission policy, its margin (AlignAtt's; for agreement, audio heard after the word) and agreement gap."""
 
     policy: str = "agreement"
     margin_s: float = 0.0

@@ -25,7 +25,8 @@ def replay(model, audio: Path, pace: str):
     """Stream audio through the flow policy as it was when the run was recorded (serial, padded, 1 s rounds,
     trimmed at segments); the updates and the done event."""
     recorded_flow = StreamConfig(policy="flow", pipeline=False, hush=False, guard_frames=0, min_chunk_s=1.0,
-                                 buffer_trimming_s=15.0, trim_at="segment", vad=False, max_delay_s=0.0)
+                                 buffer_trimming_s=15.0, trim_at="segment", vad=False, max_delay_s=0.0,
+                                 emit_margin_s=0.0, agree_gap_s=0.0)
     processor, _ = build_processor(model, recorded_flow)
     updates = []
     done = run_stream(processor, FileSource(audio), pace=pace, on_update=updates.append)
