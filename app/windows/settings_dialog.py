@@ -123,8 +123,8 @@ class SettingsDialog(QDialog):
         self.low_power_box.setChecked(self.settings.low_power)
         self.low_power_box.toggled.connect(self._low_power_changed)
         form.addRow(self.low_power_box)
-        form.addRow(_hint("For a laptop on battery: fewer, longer rounds over the hush word, and none over silence. "
-                          "Uses under half a CPU core; words appear about a second later."))
+        form.addRow(_hint("For a laptop on battery: fewer, longer rounds, and none over silence. Less CPU; "
+                          "words appear a second or two later."))
         self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
         effective = self.settings.effective()  # the `flow` policy's choices unless the person changed them
         self.step_spin.setValue(effective.min_chunk_s)
