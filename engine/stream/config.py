@@ -160,7 +160,7 @@ def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
 
 def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlineProcessor, list[str]]:
     """The streaming processor for config, and notices for the person (e.g. a missing hush word)."""
-    config = config.resolved()
+    asked, config = config, config.resolved()
     notices: list[str] = []
     padding = PAD30
     if config.hush:
@@ -173,7 +173,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
                            verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0)
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
-    allocation = choose_allocation(config, notices)
+    allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     set_blas_threads(allocation.blas_threads)
     loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
                 emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s), trim_at=config.trim_at,

@@ -33,9 +33,9 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     dialog = wf.window.open_settings()
     dialog.step_spin.setValue(1.5)
     dialog.beam_spin.setValue(3)
-    assert not dialog.toggles["hush"].isChecked()  # `flow` keeps the hush word off
-    dialog.toggles["hush"].setChecked(True)
-    dialog.toggles["pipeline"].setChecked(False)
+    assert dialog.toggles["hush"].isChecked()  # `flow` uses the hush word
+    dialog.toggles["hush"].setChecked(False)
+    dialog.toggles["pipeline"].setChecked(True)
     dialog.font_spin.setValue(30)
     dialog.lines_spin.setValue(3)
     dialog.opacity_spin.setValue(55)
@@ -46,7 +46,7 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     wf.window.quit()
 
     again = make_app().settings
-    assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, True, False)
+    assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, False, True)
     assert again.beam_pruning is None and again.effective().beam_pruning is True  # untouched: the policy decides
     caption = again.caption
     assert (caption.font_size, caption.lines, caption.opacity, caption.hide_after_s, caption.show_latency) == \
