@@ -126,30 +126,31 @@ class SettingsDialog(QDialog):
         form.addRow(_hint("For a laptop on battery: fewer, longer rounds, and none over silence. Less CPU; "
                           "words appear a second or two later."))
         self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
-        effective = self.settings.effective()  # the `flow` policy's choices unless the person changed them
-        self.step_spin.setValue(effective.min_chunk_s)
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
         form.addRow("Step length", self.step_spin)
         form.addRow("", _hint("New audio per round. Shorter steps show words sooner but use more CPU."))
         self.beam_spin = QSpinBox(minimum=1, maximum=8)
-        self.beam_spin.setValue(effective.beam_size)
         self.beam_spin.valueChanged.connect(lambda v: self._set("beam_size", v))
         form.addRow("Beam size", self.beam_spin)
         form.addRow("", _hint("1 is greedy decoding (fastest); larger beams can be more accurate and cost more."))
         self.toggles: dict[str, QCheckBox] = {}
         for attr, (title, help_text) in TOGGLES.items():
             box = QCheckBox(title)
-            box.setChecked(bool(getattr(effective, attr)))
             box.toggled.connect(lambda on, a=attr: self._set(a, on))
             self.toggles[attr] = box
             form.addRow(box)
             form.addRow(_hint(help_text))
         form.addRow(_hint("Changes apply to the next session."))
+        self._show_effective()
         return page
 
     def _low_power_changed(self, on: bool) -> None:
         """Switch policy; the step, beam and toggles show what the new policy decides (unless overridden)."""
         self._set("low_power", on)
+        self._show_effective()
+
+    def _show_effective(self) -> None:
+        """Show the policy's choices, or the person's where they changed them, without storing anything."""
         effective = self.settings.effective()
         for widget, value in ((self.step_spin, effective.min_chunk_s), (self.beam_spin, effective.beam_size)):
             widget.blockSignals(True)

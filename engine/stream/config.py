@@ -20,7 +20,7 @@ PACES = ("realtime", "fast", "unaware")
 # What each policy turns on; explicit flags override. The baseline is Whisper-Streaming: padded to 30 s, beam 5,
 # serial, 1 s chunks, LocalAgreement-2, trimmed at segment ends. `flow` runs rounds back to back on the hush word
 # with the guard, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
-# docs/bench/latency), serially on one BLAS thread (a short buffer's products gain nothing from a second core).
+# docs/bench/long), serially on one BLAS thread (a short buffer's products gain nothing from a second core).
 # `low-power` is for a laptop on battery: fewer rounds (greedy rounds lost 12 s of the long-form file once).
 _WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
                           emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, guard_frames=0)

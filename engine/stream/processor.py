@@ -172,10 +172,7 @@ class OnlineProcessor:
     def _silent(self) -> bool:
         """With a voice-activity detector: the latest round already heard the end of the speech and some
         silence after it, and nothing has been said since, so a round now would hear nothing new."""
-        if self.vad is None:
-            return False
-        end = self.vad.voice_end
-        return end is None or end + SETTLE_S <= self.heard_until
+        return self.vad is not None and not self.vad.speech_since(self.heard_until - SETTLE_S)
 
     def _pause(self) -> list[Word]:
         """A round skipped over silence: the speaker has paused, so apply rounds in flight and confirm every
