@@ -12,8 +12,9 @@ ABLATION=(
   "+ beam pruning=baseline+hush+pruning+verify:guard=8"
   "+ pipelining=baseline+hush+pruning+verify+pipeline:guard=8,threads=1,handoff=2"
   "+ back to back=baseline+hush+pruning+verify:guard=8,threads=1,min_chunk=0.3"   # serial: pipelining loses on 2 cores
-  "+ trim at words, VAD, max delay=flow:gap=0"
-  "flow (+ agreement gap)=flow"
+  "+ trim at words, VAD, max delay=flow:emit=agreement,gap=0"
+  "+ agreement gap=flow:emit=agreement"
+  "flow (hybrid)=flow"
 )
 # 1. the thread-allocation profile for this machine (the `flow` policy runs it)
 $wf calibrate --png "$out/calibration.png" > "$out/calibration.md"
@@ -21,11 +22,11 @@ $wf calibrate --png "$out/calibration.png" > "$out/calibration.md"
 #    emission policies, the low-power setting, and Whisper-Streaming itself (the `peer` row: a checkout of
 #    ufal/whisper_streaming beside this one, or PEER_SCRIPT=path/to/whisper_online.py; skipped with a note without it)
 $wf bench --kind long_derived --no-lower-bound --out "$out/long" --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
-  --configs "${ABLATION[@]}" "flow, hybrid=flow:emit=hybrid" "flow, alignatt=flow:emit=alignatt" low-power peer
+  --configs "${ABLATION[@]}" "flow, alignatt=flow:emit=alignatt" low-power peer
 # 3. the short clips: baseline and flow
 $wf bench --kind short --no-lower-bound --out "$out/short" --configs baseline flow
 # 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast
-$wf bench --pace fast --kind long_derived short --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off"
+$wf bench --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off,threads=2" low-power
 # 4. the hush-word padding study (non-streaming, short clips) and the encoder before/after the fast path
 $wf padding-study --json "$out/padding.json" > "$out/padding.md"
 $wf encoder-bench > "$out/encoder.md"
