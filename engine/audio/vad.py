@@ -52,7 +52,7 @@ class SpeechDetector:
         self.voice_end: float | None = None  # end of the last speech frame (stream seconds)
 
     @property
-    def heard_until(self) -> float:
+    def decided_until(self) -> float:
         """The stream time up to which frames have been decided."""
         return self.frames * FRAME / SAMPLE_RATE
 
@@ -72,7 +72,7 @@ class SpeechDetector:
         p = float(out[0, 0])
         self.speaking = p >= SPEECH or (self.speaking and p >= SILENCE)
         if self.speaking:
-            self.voice_end = self.heard_until
+            self.voice_end = self.decided_until
 
     def speech_since(self, time: float) -> bool:
         """Whether any speech ended after time (stream seconds)."""

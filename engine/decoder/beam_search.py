@@ -33,7 +33,10 @@ second + 5 (XYZ) would have cut 2 of 1067 steps.
 The guard (options.guard_frames, AlignAtt's rule as in SimulStreaming): before each token is chosen, the
 alignment heads' attention of the query that predicts it (best hypothesis, softmax, mean over heads) is read;
 when its peak lies within guard_frames of the real audio's end, the round ends there, without that token. The
-next round, with more audio, says the rest. Verified tokens are checked the same way.
+next round, with more audio, says the rest. Verified tokens are checked the same way. With options.rewind_frames
+the guard also ends the round where that peak lies rewind_frames or more before the furthest peak so far (as
+SimulStreaming's rewind_threshold): the decoding has gone back over audio it already said, the start of a loop,
+which would otherwise run to the token budget and be redone padded.
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 The result also carries each sampled token's probability and, from the numpy session, the alignment
@@ -100,6 +103,7 @@ class _BeamDecoder:
         self.widths: list[int] = []
         self.done = False
         self.guarded = False
+        self.furthest = 0  # the furthest frame a query has attended most to so far (options.rewind_frames)
 
     def narrow_step(self, token: int, logprob: float) -> list[int]:
         """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
@@ -157,14 +161,20 @@ class _BeamDecoder:
 
     def at_audio_end(self, position: int = -1) -> bool:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
-        the last guard_frames frames of the real audio? The answer is kept as `guarded` for the result."""
-        guard = self.options.guard_frames
-        if not guard or self.trace is None or not self.trace.calls:
+        the last guard_frames frames of the real audio, or (rewind_frames) go back that far behind the furthest
+        frame so far? The answer is kept as `guarded` for the result."""
+        guard, rewind = self.options.guard_frames, self.options.rewind_frames
+        if not (guard or rewind) or self.trace is None or not self.trace.calls:
             return False
         qk = self.trace.calls[-1][0, position]  # (heads, frames) of row 0, the best live hypothesis
         weights = np.exp(qk - qk.max(axis=-1, keepdims=True))
         weights /= weights.sum(axis=-1, keepdims=True)
-        self.guarded = int(np.argmax(weights.mean(axis=0))) >= qk.shape[-1] - guard
+        peak = int(np.argmax(weights.mean(axis=0)))
+        if not self.widths:  # the query after the SOT sequence looks anywhere: no place in the audio yet
+            peak = 0
+        rewound = bool(rewind) and peak <= self.furthest - rewind
+        self.furthest = max(self.furthest, peak)
+        self.guarded = rewound or (bool(guard) and peak >= qk.shape[-1] - guard)
         return self.guarded
 
 

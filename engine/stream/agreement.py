@@ -37,15 +37,15 @@ def plausible(w: Word, previous_end: float) -> bool:
 
 
 class HypothesisBuffer:
-    """Holds the last two rounds' unconfirmed words and confirms the prefix the next round repeats."""
+    """Holds the recent rounds' unconfirmed words and confirms the prefix the next round repeats."""
 
     def __init__(self) -> None:
         self.committed_in_buffer: list[Word] = []
         self.buffer: list[Word] = []  # the last round's unconfirmed words
-        self.older: list[Word] = []  # the round before's, after what has been confirmed since
         self.new: list[Word] = []
         self.last_committed_time = 0.0
-        self.history: list[tuple[float, list[Word]]] = []  # (audio end, unconfirmed words) of recent rounds
+        # (audio end, words still unconfirmed) of the recent rounds, newest last: the rounds to agree with
+        self.history: list[tuple[float, list[Word]]] = []
 
     def insert(self, words: list[Word], offset: float) -> None:
         """Take a round's words (times relative to the buffer starting at offset)."""
@@ -71,7 +71,7 @@ class HypothesisBuffer:
         if hold_last:
             n = max(0, min(n, len(self.new) - 1))
         confirmed = self.new[:n]
-        self.older, self.buffer, self.new = self.buffer, self.new[n:], []
+        self.buffer, self.new = self.new[n:], []
         self.history = self.history[-MAX_HISTORY + 1 :] + [(round_end, self.buffer)]
         self._confirm(confirmed)
         return confirmed
@@ -79,15 +79,13 @@ class HypothesisBuffer:
     def _partners(self, round_end: float, gap_s: float) -> list[list[Word]]:
         """The rounds this one must agree with (one of them): the two before it, or the two latest at least
         gap_s older."""
-        if not gap_s:
-            return [self.buffer, self.older]
-        return [words for end, words in self.history if end <= round_end - gap_s][-2:] or [[]]
+        latest = round_end - gap_s if gap_s else float("inf")
+        return [words for end, words in self.history if end <= latest][-2:] or [[]]
 
     def _confirm(self, words: list[Word]) -> None:
         if words:
             self.last_committed_time = words[-1].end
             self.committed_in_buffer.extend(words)
-            self.older = [w for w in self.older if w.start > self.last_committed_time - 0.1]
             self.history = [(end, [w for w in ws if w.start > self.last_committed_time - 0.1])
                             for end, ws in self.history]
 

@@ -57,7 +57,7 @@ class RoundResult:
     encoder_frames: int
     encoder_gflops: float
     beam_widths: list[int]
-    guarded: bool = False  # the guard ended the decoding at the end of the audio (DecodeOptions.guard_frames)
+    guarded: bool = False  # the guard ended the decoding at the end of the audio or at a loop (DecodeOptions)
     padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
     audio_s: float = 0.0  # the length of the round's audio
     at_budget: bool = False  # its final decoding stopped at its token budget (a runaway even padded)
@@ -152,7 +152,7 @@ class Transcriber:
 
     def options_for(self, audio_steps: int | None) -> DecodeOptions:
         """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early; the
-        guard is off while `unguarded`."""
+        guard's end-of-audio check is off while `unguarded` (its rewind check stays: a loop is a loop there too)."""
         options = self.decode_options if self.guarded else replace(self.decode_options, guard_frames=0)
         if self.padding.kind == "pad30" or audio_steps is None:
             return options

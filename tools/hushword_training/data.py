@@ -54,11 +54,13 @@ class Clip:
 
 @dataclass
 class Example:
-    """A clip's 16 kHz audio and its target tokens (SOT sequence … EOT)."""
+    """A clip's 16 kHz audio and its tokens: the given context (prompt and SOT sequence), then the
+    target that the loss scores, ending in EOT."""
 
     clip: Clip
     audio: np.ndarray
     target: list[int]
+    context: int
 
 
 def read_manifest(root: Path | None = None) -> list[Clip]:
@@ -115,7 +117,8 @@ def build_examples(loaded, clips: list[Clip], progress=print, root: Path | None 
         tokens = labels[key]
         if not any(t < tokenizer.eot for t in tokens):
             continue  # the padded model heard nothing: no speech to learn from
-        examples.append(Example(clip, audio, list(tokenizer.sot_sequence) + tokens + [tokenizer.eot]))
+        examples.append(Example(clip, audio, list(tokenizer.sot_sequence) + tokens + [tokenizer.eot],
+                                len(tokenizer.sot_sequence)))
     return examples
 
 
@@ -158,7 +161,7 @@ def reference_examples(tokenizer, clips: list[Clip], root: Path | None = None) -
     examples = []
     for clip in clips:
         audio = load_clip(clip, root)
-        examples.append(Example(clip, audio, reference_target(tokenizer, clip.reference, audio)))
+        examples.append(Example(clip, audio, reference_target(tokenizer, clip.reference, audio), len(tokenizer.sot_sequence)))
     return examples
 
 
@@ -174,5 +177,5 @@ def tts_examples(tokenizer, texts: list[str], seed: int = 0) -> list[Example]:
         if not MIN_SECONDS <= len(audio) / SAMPLE_RATE <= MAX_SECONDS:
             continue
         clip = Clip(f"espeak-ng:{voice}:{speed}", len(audio) / SAMPLE_RATE, "tts", text, "espeak-ng")
-        examples.append(Example(clip, audio, reference_target(tokenizer, text, audio)))
+        examples.append(Example(clip, audio, reference_target(tokenizer, text, audio), len(tokenizer.sot_sequence)))
     return examples

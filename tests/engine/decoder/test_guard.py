@@ -61,3 +61,16 @@ def test_verified_tokens_are_guarded_too(tiny_model, clip, words):
     options = DecodeOptions(beam_size=5, beam_pruning=True, verify_reference=True, guard_frames=GUARD_FRAMES)
     result, kept = _decode(tiny_model, cut, PAD30, options, reference)
     assert result.guarded and "making" not in kept and "books" not in kept and "art" in kept
+
+
+def test_the_guard_ends_a_loop_where_the_attention_goes_back(tiny_model):
+    """Unpadded, tiny.en says LJ001-0008 ("has never been surpassed") over and over; with rewind_frames the
+    round ends where the attention jumps back to audio it has already said, keeping the sentence once."""
+    from engine.encoder.input import Padding
+    from mlx_whisper.decoding import compression_ratio
+
+    audio = load_audio(DATA / "LJ001-0008.wav")
+    looping, said = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5))
+    assert compression_ratio(" ".join(said)) > 2.4 and not looping.guarded
+    stopped, kept = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5, rewind_frames=25))
+    assert stopped.guarded and kept == ["has", "never", "been", "surpassed"]

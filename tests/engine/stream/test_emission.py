@@ -28,15 +28,24 @@ def words(*spec):
     return [Word(t, s, e, p) for t, s, e, p in spec]
 
 
-def test_aligned_prefix_stops_at_a_word_near_the_audio_end_an_unsure_word_and_holds_a_guarded_last_word():
+def test_aligned_prefix_stops_at_a_word_near_the_audio_end_an_unsure_word_and_a_squeezed_word():
     ws = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9))
-    assert aligned_prefix(ws, limit=0.7, hold_last=False) == 2  # "sat" ends after the limit
-    assert aligned_prefix(ws, limit=5.0, hold_last=False) == 3
-    assert aligned_prefix(ws, limit=5.0, hold_last=True) == 2  # the guard stopped the round: "sat" may go on
+    assert aligned_prefix(ws, limit=0.7) == 2  # "sat" ends after the limit
+    assert aligned_prefix(ws, limit=5.0) == 3
     unsure = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.2), ("sat", 0.6, 0.9, 0.9))
-    assert aligned_prefix(unsure, limit=5.0, hold_last=False, min_probability=0.6) == 1
+    assert aligned_prefix(unsure, limit=5.0, min_probability=0.6) == 1
     squeezed = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.3, 0.9), ("sat", 0.3, 0.3, 0.9))  # invented words
-    assert aligned_prefix(squeezed, limit=5.0, hold_last=False) == 1
+    assert aligned_prefix(squeezed, limit=5.0) == 1
+
+
+def test_a_guarded_round_keeps_its_last_word_under_every_policy():
+    for policy in EMIT_POLICIES:
+        hypothesis = HypothesisBuffer()
+        hypothesis.insert(words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9)), 0.0)
+        hypothesis.flush()
+        hypothesis.insert(words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9), ("sat", 0.6, 0.9, 0.9)), 0.0)
+        confirmed = Emission(policy).confirm(hypothesis, round_end=5.0, guarded=True)
+        assert [w.text for w in confirmed] == ["the", "cat"], policy  # "sat" may go on in the next round's audio
 
 
 def test_a_run_of_words_squeezed_into_one_instant_is_dropped_and_a_single_short_word_kept():
@@ -119,7 +128,7 @@ def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
 def test_the_detector_hears_speech_and_not_silence():
     detector = SpeechDetector()
     detector.accept(np.zeros(SAMPLE_RATE, np.float32))
-    assert detector.voice_end is None and detector.heard_until == pytest.approx(1.0, abs=0.04)
+    assert detector.voice_end is None and detector.decided_until == pytest.approx(1.0, abs=0.04)
     speech = load_audio(DATA / "LJ001-0008.wav")
     for start in range(0, len(speech), 700):  # any piece size
         detector.accept(speech[start : start + 700])

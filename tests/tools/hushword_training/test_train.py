@@ -16,7 +16,7 @@ def test_training_step_lowers_the_loss(tiny_model):
     loss = train.make_loss(tiny_model)
     state = train.State(np.random.default_rng(0).standard_normal(8000).astype(np.float32) * 0.01,
                         np.zeros(8000), np.zeros(8000))
-    args = (mx.array(audio), mx.array(target))
+    args = (mx.array(audio), mx.array(target), len(tiny_model.tokenizer().sot_sequence))
     before, grad = mx.value_and_grad(loss)(mx.array(state.hush), *args)
     grad = np.array(grad, np.float64)
     assert np.isfinite(grad).all() and np.abs(grad).max() > 0
