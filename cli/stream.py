@@ -56,13 +56,13 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--guard", type=int, default=None, metavar="FRAMES",
                    help="end a round when the next token attends to the last FRAMES encoder frames (20 ms) "
                         "of its audio (AlignAtt); 0 turns it off")
-    p.add_argument("--rewind", type=int, default=None, metavar="FRAMES",
-                   help="end a round when the next token attends FRAMES encoder frames (20 ms) or more before the "
-                        "furthest frame so far (the start of a loop); 0 turns it off")
+    p.add_argument("--loop-stop", type=int, default=None, metavar="TOKENS",
+                   help="end a round after the first copy when its text repeats a span back to back, TOKENS tokens "
+                        "or more in all (a loop); 0 turns it off")
 
 
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
-               "policy": "--policy", "guard_frames": "--guard", "rewind_frames": "--rewind", "emit_margin_s": "--emit-margin",
+               "policy": "--policy", "guard_frames": "--guard", "loop_tokens": "--loop-stop", "emit_margin_s": "--emit-margin",
                "max_delay_s": "--max-delay", "agree_gap_s": "--agree-gap", "buffer_trimming_s": "--trim"}
 
 
@@ -81,7 +81,7 @@ def _config_from(args):
     return validate_stream_config(StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
         hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
-        pipeline=args.pipeline, guard_frames=args.guard, rewind_frames=args.rewind, emit=args.emit, emit_margin_s=args.emit_margin, agree_gap_s=args.agree_gap,
+        pipeline=args.pipeline, guard_frames=args.guard, loop_tokens=args.loop_stop, emit=args.emit, emit_margin_s=args.emit_margin, agree_gap_s=args.agree_gap,
         max_delay_s=args.max_delay, buffer_trimming_s=args.trim, trim_at=args.trim_at, vad=args.vad,
     ), FLAG_LABELS)
 

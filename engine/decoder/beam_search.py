@@ -33,10 +33,14 @@ second + 5 (XYZ) would have cut 2 of 1067 steps.
 The guard (options.guard_frames, AlignAtt's rule as in SimulStreaming): before each token is chosen, the
 alignment heads' attention of the query that predicts it (best hypothesis, softmax, mean over heads) is read;
 when its peak lies within guard_frames of the real audio's end, the round ends there, without that token. The
-next round, with more audio, says the rest. Verified tokens are checked the same way. With options.rewind_frames
-the guard also ends the round where that peak lies rewind_frames or more before the furthest peak so far (as
-SimulStreaming's rewind_threshold): the decoding has gone back over audio it already said, the start of a loop,
-which would otherwise run to the token budget and be redone padded.
+next round, with more audio, says the rest. Verified tokens are checked the same way.
+
+The loop stop (options.loop_tokens): when the best hypothesis's text ends in a span said again back to back,
+loop_tokens tokens or more in all ("has never been surpassed. has never been surpassed."), the round ends after
+the span's first copy, as a guarded round. Such a loop would otherwise run to the token budget and be redone
+padded to 30 s. (Measured and left out: ending the round where the attention peak jumps back behind the furthest
+frame reached, as SimulStreaming's rewind_threshold: the alignment heads' peak jumps back inside multi-token words
+too, so rounds stopped mid-word and the stream lost whole sentences.)
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 The result also carries each sampled token's probability and, from the numpy session, the alignment
@@ -103,7 +107,6 @@ class _BeamDecoder:
         self.widths: list[int] = []
         self.done = False
         self.guarded = False
-        self.furthest = 0  # the furthest frame a query has attended most to so far (options.rewind_frames)
 
     def narrow_step(self, token: int, logprob: float) -> list[int]:
         """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
@@ -161,21 +164,44 @@ class _BeamDecoder:
 
     def at_audio_end(self, position: int = -1) -> bool:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
-        the last guard_frames frames of the real audio, or (rewind_frames) go back that far behind the furthest
-        frame so far? The answer is kept as `guarded` for the result."""
-        guard, rewind = self.options.guard_frames, self.options.rewind_frames
-        if not (guard or rewind) or self.trace is None or not self.trace.calls:
+        the last guard_frames frames of the real audio? The answer is kept as `guarded` for the result."""
+        guard = self.options.guard_frames
+        if not guard or self.trace is None or not self.trace.calls:
             return False
         qk = self.trace.calls[-1][0, position]  # (heads, frames) of row 0, the best live hypothesis
         weights = np.exp(qk - qk.max(axis=-1, keepdims=True))
         weights /= weights.sum(axis=-1, keepdims=True)
-        peak = int(np.argmax(weights.mean(axis=0)))
-        if not self.widths:  # the query after the SOT sequence looks anywhere: no place in the audio yet
-            peak = 0
-        rewound = bool(rewind) and peak <= self.furthest - rewind
-        self.furthest = max(self.furthest, peak)
-        self.guarded = rewound or (bool(guard) and peak >= qk.shape[-1] - guard)
+        self.guarded = int(np.argmax(weights.mean(axis=0))) >= qk.shape[-1] - guard
         return self.guarded
+
+    def ends_loop(self, row: int, timestamp_begin: int) -> bool:
+        """The loop stop: if the best hypothesis (whose last token but one went through session row `row`) ends
+        in a back-to-back repeat of options.loop_tokens tokens or more, finish it after the first copy."""
+        if not self.options.loop_tokens or not self.beams:
+            return False
+        sampled = self.beams[0][self.sample_begin :]
+        cut = loop_start(sampled, timestamp_begin, self.options.loop_tokens)
+        if cut is None:
+            return False
+        lps = self.lps[0][:cut]
+        self._finish((*self.beams[0][: self.sample_begin + cut], self.eot), float(sum(lps)), lps, row)
+        self.beams, self.sums, self.lps, self.done, self.guarded = [], [], [], True, True
+        return True
+
+
+def loop_start(tokens: list[int], timestamp_begin: int, min_tokens: int) -> int | None:
+    """Where a back-to-back repeat at the end of tokens begins (the index of the second copy's first token), when
+    the copies of one span of text tokens (timestamps aside) come to at least min_tokens; else None."""
+    at = [i for i, t in enumerate(tokens) if t < timestamp_begin]
+    text = [tokens[i] for i in at]
+    n = len(text)
+    for span in range(1, n // 2 + 1):
+        copies = 1
+        while (copies + 1) * span <= n and text[n - (copies + 1) * span : n - copies * span] == text[n - span :]:
+            copies += 1
+        if copies >= 2 and copies * span >= min_tokens:
+            return at[n - (copies - 1) * span]
+    return None
 
 
 def decode_beam(*args, **kwargs) -> DecodeResult:
@@ -239,7 +265,7 @@ def iter_decode_beam(
             parents = decoder.full_step(logprobs)
             if not decoder.done and pruner is not None and pruner.full_step(decoder.beams[0][len(start) :]):
                 narrow, parents = True, decoder.collapse(parents)
-        if decoder.done or len(decoder.widths) == limit:
+        if decoder.done or len(decoder.widths) == limit or decoder.ends_loop(parents[0], tokenizer.timestamp_begin):
             break
         session.reorder(parents)
         logits = session.forward(np.array([[sequence[-1]] for sequence in decoder.beams]))

@@ -31,9 +31,9 @@ class DecodeOptions:
     # End the round when the next token's query attends most to the last guard_frames encoder frames (20 ms
     # each) of the real audio (AlignAtt's rule); 0: off. Needs the numpy session's attention record.
     guard_frames: int = 0
-    # End the round when the next token's query attends rewind_frames or more before the furthest frame an earlier
-    # token attended (the decoding has gone back over audio it already said: a loop); 0: off. As the guard.
-    rewind_frames: int = 0
+    # End the round after the first copy when its text ends in a span repeated back to back, loop_tokens tokens or
+    # more in all (a loop, which would run to the token budget); 0: off
+    loop_tokens: int = 0
 
 
 @dataclass
@@ -46,7 +46,7 @@ class DecodeResult:
     beam_widths: list[int] = field(default_factory=list)
     token_probs: list[float] = field(default_factory=list)  # each sampled token's probability
     attention: np.ndarray | None = None  # alignment heads' cross-attention logits (engine.word_timing)
-    guarded: bool = False  # the guard ended the round at the end of its audio or at a loop (guard_frames, rewind_frames)
+    guarded: bool = False  # the guard ended the round at the end of its audio or at a loop (guard_frames, loop_tokens)
 
     @property
     def avg_logprob(self) -> float:

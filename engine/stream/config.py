@@ -19,14 +19,14 @@ PACES = ("realtime", "fast", "unaware")
 
 # What each policy turns on; explicit flags override. The baseline is Whisper-Streaming: padded to 30 s, beam 5,
 # serial, 1 s chunks, LocalAgreement-2, trimmed at segment ends. `flow` runs rounds back to back on the hush word
-# with the guard, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
+# with the guard and the loop stop, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
 # docs/bench/long), serially on one BLAS thread (a short buffer's products gain nothing from a second core).
 # `low-power` is for a laptop on battery: fewer rounds (greedy rounds lost 12 s of the long-form file once).
 _WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
                           emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, guard_frames=0,
-                          rewind_frames=0)
-_FLOW = dict(_WHISPER_STREAMING, hush=True, guard_frames=8, beam_size=5, beam_pruning=True, verify=True,
-             pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0, trim_at="word", vad=True,
+                          loop_tokens=0)
+_FLOW = dict(_WHISPER_STREAMING, hush=True, guard_frames=8, loop_tokens=8, beam_size=5, beam_pruning=True,
+             verify=True, pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0, trim_at="word", vad=True,
              max_delay_s=2.0, emit="hybrid", emit_margin_s=0.3, agree_gap_s=0.6)
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
@@ -56,7 +56,7 @@ class StreamConfig:
     verify: bool | None = None  # accept re-read text in one teacher-forced pass (one-pass verification)
     pipeline: bool | None = None
     guard_frames: int | None = None  # end a round where it attends to its audio's last frames (0: off)
-    rewind_frames: int | None = None  # end a round where its attention goes this far back (a loop; 0: off)
+    loop_tokens: int | None = None  # end a round after a span its text repeats back to back, this many tokens (0: off)
     # An explicit thread allocation; all None: the calibrated profile (see engine.stream.profiles.Allocation)
     blas_threads: int | None = None
     handoff_tokens: int | None = None
@@ -92,9 +92,9 @@ LIMITS: dict[str, tuple[float, float, str]] = {
     "blas_threads": (0, 64, ""),
     "handoff_tokens": (0, 224, ""),
     "guard_frames": (0, 100, " frames"),
-    "rewind_frames": (0, 1500, " frames"),
+    "loop_tokens": (0, 224, " tokens"),
 }
-INTEGER_SETTINGS = ("beam_size", "blas_threads", "handoff_tokens", "guard_frames", "rewind_frames")
+INTEGER_SETTINGS = ("beam_size", "blas_threads", "handoff_tokens", "guard_frames", "loop_tokens")
 
 
 def check_setting(key: str, value, label: str | None = None) -> None:
@@ -175,7 +175,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
             notices.append(choice.note)
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
                            verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0,
-                           rewind_frames=config.rewind_frames or 0)
+                           loop_tokens=config.loop_tokens or 0)
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
     allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     set_blas_threads(allocation.blas_threads)

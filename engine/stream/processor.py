@@ -59,7 +59,7 @@ class LoopStats:
     reduced_steps: int = 0
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
-    guard_stops: int = 0  # rounds the guard ended at the end of their audio or at the start of a loop (rewind)
+    guard_stops: int = 0  # rounds the guard ended at the end of their audio or at a loop (loop stop)
     budget_stops: int = 0  # rounds whose final decoding stopped at its token budget
     skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
     late: int = 0  # words confirmed by the max-delay rule

@@ -152,7 +152,7 @@ class Transcriber:
 
     def options_for(self, audio_steps: int | None) -> DecodeOptions:
         """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early; the
-        guard's end-of-audio check is off while `unguarded` (its rewind check stays: a loop is a loop there too)."""
+        guard is off while `unguarded` (the loop stop stays: a loop is a loop there too)."""
         options = self.decode_options if self.guarded else replace(self.decode_options, guard_frames=0)
         if self.padding.kind == "pad30" or audio_steps is None:
             return options

@@ -63,14 +63,27 @@ def test_verified_tokens_are_guarded_too(tiny_model, clip, words):
     assert result.guarded and "making" not in kept and "books" not in kept and "art" in kept
 
 
-def test_the_guard_ends_a_loop_where_the_attention_goes_back(tiny_model):
-    """Unpadded, tiny.en says LJ001-0008 ("has never been surpassed") over and over; with rewind_frames the
-    round ends where the attention jumps back to audio it has already said, keeping the sentence once."""
+
+def test_the_loop_stop_ends_a_round_after_the_first_copy(tiny_model):
+    """Unpadded, tiny.en says LJ001-0008 ("has never been surpassed") over and over; with the loop stop the
+    round ends after the first copy, guarded, and is no runaway."""
     from engine.encoder.input import Padding
     from mlx_whisper.decoding import compression_ratio
 
     audio = load_audio(DATA / "LJ001-0008.wav")
     looping, said = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5))
     assert compression_ratio(" ".join(said)) > 2.4 and not looping.guarded
-    stopped, kept = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5, rewind_frames=25))
+    stopped, kept = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5, loop_tokens=8))
     assert stopped.guarded and kept == ["has", "never", "been", "surpassed"]
+    assert len(stopped.token_probs) == len(stopped.tokens)
+
+
+def test_loop_start_finds_a_back_to_back_repeat_of_enough_tokens():
+    from engine.decoder.beam_search import loop_start
+
+    ts = 1000
+    assert loop_start([1, 2, 3, 4, 5, 1, 2, 3, 4, 5], ts, 8) == 5
+    assert loop_start([1, ts + 50, 2, 3, 4, 5, ts + 90, ts + 90, 2, 3, 4, 5], ts, 8) == 8  # timestamps aside
+    assert loop_start([9, 7, 7, 7, 7, 7, 7, 7, 7], ts, 8) == 2  # one token eight times
+    assert loop_start([1, 2, 3, 1, 2, 3], ts, 8) is None  # too short to be sure
+    assert loop_start([1, 2, 3, 4, 5, 6, 7, 8, 9], ts, 8) is None
