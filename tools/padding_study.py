@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=None, help="shared corpus folder (default: shared/corpus in the working directory or a folder above it)")
     parser.add_argument("--hush-dir", type=Path, default=None, help="take the hush word from here instead of hushwords/")
     parser.add_argument("--limit", type=int, default=None, help="only the first N short clips")
+    parser.add_argument("--rows", default="abcdefg", help="only these rows, e.g. ag (default: all)")
     parser.add_argument("--json", type=Path, default=None, help="write every row and clip result here")
     args = parser.parse_args(argv)
     if args.corpus is not None:
@@ -141,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     print(note, flush=True)
     clips = [c for c in clips_of(TEST_KINDS) if c.duration <= STUDY_MAX_SECONDS][: args.limit]
     audios = [load_clip(c) for c in clips]
-    rows = run_study(loaded, clips, audios, study_paddings(word.padding if word else None), lambda s: print(s, flush=True))
+    paddings = {k: p for k, p in study_paddings(word.padding if word else None).items() if k in args.rows}
+    rows = run_study(loaded, clips, audios, paddings, lambda s: print(s, flush=True))
     print(f"\n{args.model}, {len(clips)} short clips ({sum(c.duration for c in clips):.0f} s of speech), non-streaming, greedy:\n")
     print(markdown_table(rows, len(clips)))
     if args.json:

@@ -166,8 +166,8 @@ class _BeamDecoder:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
         the last guard_frames frames of the real audio? The answer is kept as `guarded` for the result."""
         guard = self.options.guard_frames
-        if not guard or self.trace is None or not self.trace.calls:
-            return False
+        if not guard or self.trace is None or not self.trace.calls or not self.widths:
+            return False  # the query that predicts the first token has no place in the audio yet
         qk = self.trace.calls[-1][0, position]  # (heads, frames) of row 0, the best live hypothesis
         weights = np.exp(qk - qk.max(axis=-1, keepdims=True))
         weights /= weights.sum(axis=-1, keepdims=True)

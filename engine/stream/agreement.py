@@ -14,7 +14,8 @@ from engine.session.words import Word
 MAX_FORCED_WORD_S = 2.0
 MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
-MAX_HISTORY = 16  # rounds kept for agreement across a gap (HypothesisBuffer.flush's gap_s)
+MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
+SAME_PLACE_S = 0.1  # words of two rounds whose times overlap within this are at the same place in the audio
 
 
 def same_word(a: str, b: str) -> bool:
@@ -94,11 +95,19 @@ class HypothesisBuffer:
         while self.committed_in_buffer and self.committed_in_buffer[0].end <= time:
             self.committed_in_buffer.pop(0)
 
-    def confirm_until(self, time: float, since: float) -> list[Word]:
+    def confirm_until(self, time: float, since: float, shown_by: float | None = None) -> list[Word]:
         """Confirm the leading unconfirmed words that end by time, up to the first implausible one
-        (the buffer, which starts at since, must move on without agreement)."""
+        (the buffer, which starts at since, must move on without agreement). With shown_by (the max-delay
+        rule), only words whose place in the audio was already tentative in a round that ended by then."""
+        shown = [ws for end, ws in self.history if end <= shown_by] if shown_by is not None else None
+
+        def waited(w: Word) -> bool:
+            return shown is None or any(o.start < w.end + SAME_PLACE_S and w.start < o.end + SAME_PLACE_S
+                                        for ws in shown for o in ws)
+
         n, previous_end = 0, max(self.last_committed_time, since)
-        while n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end):
+        while (n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end)
+               and waited(self.buffer[n])):
             previous_end = self.buffer[n].end
             n += 1
         forced, self.buffer = self.buffer[:n], self.buffer[n:]

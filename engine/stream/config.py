@@ -176,12 +176,13 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
                            verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0,
                            loop_tokens=config.loop_tokens or 0)
-    transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode)
+    vad = _speech_detector(config, notices)
+    transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode, silence_gate=vad is None)
     allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     set_blas_threads(allocation.blas_threads)
     loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
                 emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s), trim_at=config.trim_at,
-                max_delay_s=config.max_delay_s, vad=_speech_detector(config, notices))
+                max_delay_s=config.max_delay_s, vad=vad)
     if allocation.pipeline:
         from engine.stream.pipeline import PipelinedProcessor
 

@@ -44,6 +44,13 @@ class RoundTranscriber(Protocol):
     def unguarded(self) -> AbstractContextManager[None]:
         """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""
 
+    def at_stream_end(self) -> AbstractContextManager[None]:
+        """Rounds inside this block are the stream's last: unguarded and padded to 30 s."""
+
+    @property
+    def holds_back(self) -> bool:
+        """Whether a round may leave out the last word of its audio (the guard, or a hush word)."""
+
 
 @dataclass
 class LoopStats:
@@ -202,7 +209,8 @@ class OnlineProcessor:
         self.held_back = result.guarded
         confirmed = self.emission.confirm(self.hypothesis, self.heard_until, result.guarded)
         if self.max_delay_s:
-            late = self.hypothesis.confirm_until(self.heard_until - self.max_delay_s, self.buffer_offset)
+            due = self.heard_until - self.max_delay_s  # tentative since a round that ended by then
+            late = self.hypothesis.confirm_until(due, self.buffer_offset, shown_by=due)
             self.stats.late += len(late)
             confirmed += late
         self.committed.extend(confirmed)
@@ -222,14 +230,16 @@ class OnlineProcessor:
     def finish(self) -> list[Word]:
         """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
         while the last round's words stop over TAIL_S before the end, decode the audio after them again.
-        These last rounds run without the guard: the audio really ends there, so its last word is whole."""
+        These last rounds run without the guard and padded to 30 s: the audio really ends there, so its last
+        word is whole (Transcriber.at_stream_end)."""
         words = self._drain()
         while self.buffer_s > self.window_s:
             words += self.process_iter()
         words += self._drain()
-        with self.transcriber.unguarded():
-            if self.transcriber.decode_options.guard_frames and self.buffer_s > 0:
-                words += self.process_iter() + self._drain()  # the guard held back the buffer's last word
+        again = self.transcriber.holds_back and self.buffer_s > 0
+        with self.transcriber.at_stream_end():
+            if again:
+                words += self.process_iter() + self._drain()  # the last round may have held back the last word
             while True:
                 tail = self.hypothesis.confirm_all()
                 self.committed.extend(tail)

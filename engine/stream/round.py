@@ -118,7 +118,12 @@ class Transcriber:
         padding: Padding = PAD30,
         decode: DecodeOptions = DecodeOptions(),
         word_timestamps: bool = True,
+        silence_gate: bool = True,
     ):
+        """silence_gate: drop a round's words when Whisper's no-speech probability says silence and the text is
+        not confident; off where a voice-activity detector already keeps silent rounds from running (a hush
+        word raises the no-speech probability of a buffer that starts with speech)."""
+        self.silence_gate = silence_gate
         self.loaded = loaded
         self.model = loaded.model
         self.language = language
@@ -136,6 +141,23 @@ class Transcriber:
             yield
         finally:
             self.guarded = True
+
+    @property
+    def holds_back(self) -> bool:
+        """Whether a round may leave out the last word of its audio: the guard stops before it, and a hush word
+        trained on stream-shaped buffers ends the round before a word cut at the end."""
+        return bool(self.decode_options.guard_frames) or self.padding.kind == "hush"
+
+    @contextmanager
+    def at_stream_end(self) -> Iterator[None]:
+        """The stream's last rounds: unguarded, and padded to 30 s. A stream-shaped hush word stops before a
+        word that ends at the very end of its audio (the next round will say it); at the end there is none."""
+        padding, self.padding = self.padding, PAD30
+        try:
+            with self.unguarded():
+                yield
+        finally:
+            self.padding = padding
 
     @property
     def max_buffer_s(self) -> float:
@@ -203,7 +225,7 @@ class Transcriber:
         if segments and self.word_timestamps:
             self.add_words(segments, encoded.features, encoded.n_samples, result)
             clamp_to(segments, duration)
-            if check and result.no_speech_prob > NO_SPEECH_PROB:
+            if check and self.silence_gate and result.no_speech_prob > NO_SPEECH_PROB:
                 probs = [w.probability for seg in segments for w in seg.words]
                 if not probs or sum(probs) / len(probs) < WORD_PROB_FLOOR:
                     segments = []
@@ -215,7 +237,7 @@ class Transcriber:
 
     def hallucinated(self, result: DecodeResult) -> bool:
         """Silence (likely no speech and no confident text) or a runaway (text that repeats itself)."""
-        if result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR:
+        if self.silence_gate and result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR:
             return True
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
         return bool(text.strip()) and compression_ratio(text) > COMPRESSION_RATIO

@@ -55,7 +55,12 @@ class ScriptedTranscriber:
         self.results = list(results)
         self.prompts = []
 
+    holds_back = False
+
     def unguarded(self):
+        return nullcontext()
+
+    def at_stream_end(self):
         return nullcontext()
 
     def transcribe(self, audio, prompt, reference):
