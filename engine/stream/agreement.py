@@ -15,7 +15,6 @@ MAX_FORCED_WORD_S = 2.0
 MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
 MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
-SAME_PLACE_S = 0.1  # words of two rounds whose times overlap within this are at the same place in the audio
 
 
 def same_word(a: str, b: str) -> bool:
@@ -102,8 +101,7 @@ class HypothesisBuffer:
         shown = [ws for end, ws in self.history if end <= shown_by] if shown_by is not None else None
 
         def waited(w: Word) -> bool:
-            return shown is None or any(o.start < w.end + SAME_PLACE_S and w.start < o.end + SAME_PLACE_S
-                                        for ws in shown for o in ws)
+            return shown is None or any(o.start < w.end and w.start < o.end for ws in shown for o in ws)  # overlap
 
         n, previous_end = 0, max(self.last_committed_time, since)
         while (n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end)

@@ -152,3 +152,22 @@ def test_a_full_window_without_words_is_dropped_and_reported_but_unconfirmed_wor
     assert proc.dropped == [] and proc.buffer_offset == 0.0  # the same window was decoded again
     assert proc.process_iter() == []  # the round before heard no words in that window
     assert [(d.start, d.end) for d in proc.dropped] == [(0.0, 17.0)] and proc.buffer_offset == 17.0
+
+
+def test_the_max_delay_rule_waits_for_a_word_shown_for_the_first_time():
+    """A word whose end is long past but which no earlier round showed has not been tentative for the delay
+    (a stream's first rounds often hear nothing): the rule confirms it only once a round that ended by the
+    due time had a word at its place."""
+    hb = HypothesisBuffer()
+    hb.insert([], 0.0)
+    hb.flush(round_end=1.0)
+    hb.insert(words(("many", 0.1, 0.3), ("people", 0.35, 0.7)), 0.0)
+    hb.flush(agree=False, round_end=3.0)
+    assert hb.confirm_until(1.0, 0.0, shown_by=1.0) == []  # first shown by the round that ended at 3.0
+    assert [w.text for w in hb.confirm_until(1.0, 0.0)] == ["many", "people"]  # the window rule does not wait
+    again = HypothesisBuffer()
+    again.insert(words(("many", 0.1, 0.3)), 0.0)
+    again.flush(agree=False, round_end=1.0)
+    again.insert(words(("money", 0.1, 0.32), ("people", 0.35, 0.7)), 0.0)
+    again.flush(agree=False, round_end=3.0)
+    assert [w.text for w in again.confirm_until(1.0, 0.0, shown_by=1.0)] == ["money"]  # its place was shown

@@ -42,3 +42,13 @@ def test_the_last_word_of_a_guarded_stream_is_kept(tiny_model, tmp_path):
     processor.close()
     said = [w.strip(".,").lower() for w in words]
     assert said[-3:] == ["of", "movable", "types"]
+
+
+def test_the_no_speech_gate_is_off_with_a_voice_activity_detector(tiny_model):
+    """Whisper's no-speech probability drops a round with unsure text unless a VAD already decides silence."""
+    from engine.decoder.options import DecodeResult
+    from engine.stream.round import Transcriber
+
+    unsure = DecodeResult([tiny_model.tokenizer().encode(" Many people")[0]], -3.0, 0.8)
+    assert Transcriber(tiny_model).hallucinated(unsure)
+    assert not Transcriber(tiny_model, silence_gate=False).hallucinated(unsure)
