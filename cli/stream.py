@@ -41,7 +41,7 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agree-gap", type=float, default=None, metavar="S",
                    help="agreement: between rounds whose audio ends at least S apart (0: the last rounds)")
     p.add_argument("--max-delay", type=float, default=None, metavar="S",
-                   help="confirm a word still tentative this long after its end (0: never)")
+                   help="confirm a word still tentative this long after it was first shown (0: never)")
     p.add_argument("--trim", type=float, default=None, metavar="S", help="cut a buffer longer than this (s)")
     p.add_argument("--trim-at", default=None, choices=TRIM_AT,
                    help="cut it at the end of a completed segment or of the last confirmed word")

@@ -48,7 +48,7 @@ class StreamConfig:
     emit: str | None = None  # when words are confirmed: agreement, alignatt or hybrid (engine.stream.emission)
     emit_margin_s: float | None = None  # AlignAtt: a word ending this far before the round's audio end is confirmed
     agree_gap_s: float | None = None  # agreement between rounds whose audio ends at least this far apart
-    max_delay_s: float | None = None  # a word tentative this long after its end is confirmed (0: never)
+    max_delay_s: float | None = None  # a word tentative this long after it was first shown is confirmed (0: never)
     vad: bool | None = None  # skip rounds over silence and finalize the words at each pause (Silero VAD)
     hush: bool | None = None
     beam_size: int | None = None

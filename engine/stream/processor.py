@@ -108,7 +108,7 @@ class OnlineProcessor:
         vad: SpeechDetector | None = None,
     ):
         """emission: when words are confirmed; trim_at: one of TRIM_AT; max_delay_s: a word still tentative
-        this long after its end is confirmed (0: never); vad: skip silence and finalize at pauses."""
+        this long after it was first shown is confirmed (0: never); vad: skip silence and finalize at pauses."""
         self.transcriber = transcriber
         self.buffer_trimming_s = buffer_trimming_s
         self.prompt_chars = prompt_chars
