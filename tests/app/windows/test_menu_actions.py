@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.main import WhisperFlowApp
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
+from engine.stream.config import POLICIES
 from testdata import DATA
 
 CLIP = DATA / "LJ001-0009.wav"
@@ -64,7 +65,7 @@ def test_settings_action_and_ctrl_comma_open_settings(qtbot, wf):
     assert not dialog.low_power_box.isChecked() and dialog.step_spin.value() == pytest.approx(0.3)
     dialog.low_power_box.click()
     assert wf.settings.low_power and wf.settings.effective().policy == "low-power"
-    assert dialog.step_spin.value() == pytest.approx(1.5)
+    assert dialog.step_spin.value() == pytest.approx(POLICIES["low-power"]["min_chunk_s"])
     assert wf.settings.min_chunk_s is None and wf.settings.beam_size == 1  # shown, not stored as overrides
 
 
