@@ -24,7 +24,8 @@ ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a f
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
 TAIL_S = 1.5  # at the end of the stream, audio after the last word that is decoded once more
 SETTLE_S = 0.3  # with a voice-activity detector: a round that heard this much silence after the speech heard it all
-PRE_ROLL_S = 0.3  # silence kept before the next speech, which the detector notices a few frames late
+PRE_ROLL_S = 1.0  # audio kept before the next speech: Silero notices speech up to ~0.6 s after it starts (0.3 s
+# cut the first word of a clip whose speech starts at once, e.g. fleurs-en-004's "Many": docs/bench/pre-roll)
 KEEP_CONFIRMED_S = 1.0  # trimming at words keeps about this much confirmed speech at the buffer's start
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
 
@@ -183,12 +184,13 @@ class OnlineProcessor:
 
     def _pause(self) -> list[Word]:
         """A round skipped over silence: the speaker has paused, so apply rounds in flight and confirm every
-        tentative word at once; keep only a little silence before the next speech."""
+        tentative word at once; keep only PRE_ROLL_S before the next speech, none of it already transcribed."""
         words = self._drain()
         tail = self.hypothesis.confirm_all()
         self.committed.extend(tail)
         self.stats.skipped += 1
-        cut = self.buffer_offset + self.buffer_s - PRE_ROLL_S
+        transcribed = self.committed[-1].end if self.committed else 0.0
+        cut = max(self.buffer_offset + self.buffer_s - PRE_ROLL_S, transcribed)
         if cut > self.buffer_offset:
             self._chunk_at(cut)
         return words + tail
