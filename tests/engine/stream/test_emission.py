@@ -162,6 +162,22 @@ def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_i
     assert types.emitted < pause_start + 1.5  # finalized at the pause, not when the next sentence came
 
 
+def test_speech_that_starts_before_the_detector_notices_it_keeps_its_first_word(tiny_model):
+    """fleurs-en-004 says "Many" at once; Silero calls it speech only 0.6 s in. The rounds before that are
+    skipped as silence, and the buffer they leave must still hold the first word."""
+    detector = SpeechDetector()
+    clip = load_audio(DATA / "fleurs-en-004.ogg")
+    detector.accept(clip[: SAMPLE_RATE // 2])
+    assert detector.voice_end is None  # half a second of speech, not yet noticed
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
+    events = []
+    done = run_stream(processor, FileSource(str(DATA / "fleurs-en-004.ogg")), pace="unaware",
+                      on_update=lambda update: events.extend(update.confirmed))
+    processor.close()
+    assert done.skipped_rounds >= 1  # rounds did wait for the detector
+    assert [e.text.strip(",.").lower() for e in events[:2]] == ["many", "people"], [e.text for e in events]
+
+
 @pytest.mark.parametrize("emit", EMIT_POLICIES)
 def test_each_emission_policy_streams_a_real_clip_to_the_right_words(tiny_model, emit):
     config = StreamConfig(policy="flow", pipeline=False, hush=True, guard_frames=8, emit=emit, min_chunk_s=0.5,
