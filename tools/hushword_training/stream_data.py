@@ -1,12 +1,10 @@
 """Stream-shaped examples: buffers like the ones the stream feeds, cut out of joined utterances.
 
-Utterances are joined with short gaps into one long recording. A buffer starts where the stream's
-buffers start: at an utterance (after a pause) or, less often, at the end of a word inside one (where
-the stream trims at a confirmed word); never mid-word (buffers that started anywhere taught the word to
-drop a clip's first word: "And Mr. John Dashwood" came out as "Mr. John Dashwood"). It is 1-20 s long
-(log-uniform: most are a few seconds, as the stream's trimmed buffers are), so it often holds several
-sentences and is mostly cut mid-word at its end. Its prompt is the text before it (the stream's
-confirmed text): the utterances before, and the words of its own utterance before the start. Its target is what the padded model writes for the same buffer and prompt (greedy,
+Utterances are joined with short gaps into one long recording. A buffer starts at an utterance (as
+the stream's buffer starts after a trim) or, less often, anywhere; it is 1-20 s long (log-uniform:
+most are a few seconds, as the stream's trimmed buffers are), so it often holds several sentences
+and is mostly cut mid-word. Its prompt is the text of the utterances before it (the stream's
+confirmed text). Its target is what the padded model writes for the same buffer and prompt (greedy,
 timestamps), up to the last word that ends before the cut, closed by that word's end timestamp and
 EOT: the round should stop there, and the next round says the rest.
 """
@@ -23,12 +21,9 @@ from tools.hushword_training.data import Clip, Example
 
 GAP_S = (0.1, 0.8)  # silence between joined utterances
 BUFFER_S = (1.0, 20.0)  # a buffer's length, drawn log-uniform
-AT_UTTERANCE_START = 0.7  # share of buffers that start where an utterance does; the rest start after a word
+AT_UTTERANCE_START = 0.7  # share of buffers that start where an utterance does
 END_MARGIN_S = 0.1  # a word must end this long before the cut to be in the target
 PROMPT_CHARS = 200  # the stream's prompt is the confirmed text's tail
-
-WordEnds = list[tuple[float, str]]  # inside an utterance: where a word ends (s) and the text up to it
-Utterance = tuple[np.ndarray, str, WordEnds]  # audio, reference text, its word ends
 
 
 @dataclass(frozen=True)
@@ -37,7 +32,6 @@ class Joined:
 
     audio: np.ndarray
     spans: list[tuple[int, int, str]]  # start sample, end sample, text
-    word_ends: list[tuple[int, str]]  # inside an utterance: the sample where a word ends, and the text before it
 
 
 @dataclass(frozen=True)
@@ -49,23 +43,21 @@ class Cut:
     prompt: str
 
 
-def join(utterances: list[Utterance], rng: np.random.Generator) -> Joined:
-    """Join utterances with a random gap of silence between them."""
-    pieces, spans, word_ends, at = [], [], [], 0
-    for audio, text, ends in utterances:
+def join(utterances: list[tuple[np.ndarray, str]], rng: np.random.Generator) -> Joined:
+    """Join (audio, text) utterances with a random gap of silence between them."""
+    pieces, spans, at = [], [], 0
+    for audio, text in utterances:
         gap = np.zeros(int(rng.uniform(*GAP_S) * SAMPLE_RATE), np.float32)
         pieces += [gap, audio.astype(np.float32)]
         at += len(gap)
         spans.append((at, at + len(audio), text.strip()))
-        word_ends += [(at + int(end * SAMPLE_RATE), said) for end, said in ends]
         at += len(audio)
-    return Joined(np.concatenate(pieces), spans, word_ends)
+    return Joined(np.concatenate(pieces), spans)
 
 
-def prompt_before(joined: Joined, start: int, said: str = "") -> str:
-    """The text of the utterances that end before ``start`` and what was said of the current one (``said``),
-    its last PROMPT_CHARS at a word boundary."""
-    text = " ".join([t for a, b, t in joined.spans if b <= start] + ([said] if said else []))
+def prompt_before(joined: Joined, start: int) -> str:
+    """The text of the utterances that end before ``start``, its last PROMPT_CHARS at a word boundary."""
+    text = " ".join(t for a, b, t in joined.spans if b <= start)
     if len(text) <= PROMPT_CHARS:
         return text
     tail = text[-PROMPT_CHARS:]
@@ -73,20 +65,18 @@ def prompt_before(joined: Joined, start: int, said: str = "") -> str:
 
 
 def cut(joined: Joined, n: int, rng: np.random.Generator) -> list[Cut]:
-    """``n`` buffers of BUFFER_S seconds from the recording, most starting at an utterance, the others at
-    the end of a word inside one."""
+    """``n`` buffers of BUFFER_S seconds from the recording, most starting at an utterance."""
     cuts = []
     total = len(joined.audio)
     for _ in range(n):
-        said = ""
-        if rng.random() < AT_UTTERANCE_START or not joined.word_ends:
+        if rng.random() < AT_UTTERANCE_START:
             start = joined.spans[int(rng.integers(len(joined.spans)))][0] - int(rng.uniform(0, 0.2) * SAMPLE_RATE)
         else:
-            start, said = joined.word_ends[int(rng.integers(len(joined.word_ends)))]
+            start = int(rng.integers(total))
         start = max(0, min(start, total - int(BUFFER_S[0] * SAMPLE_RATE)))
         seconds = float(np.exp(rng.uniform(*np.log(BUFFER_S))))
         end = min(total, start + int(seconds * SAMPLE_RATE))
-        cuts.append(Cut(start, end, prompt_before(joined, start, said)))
+        cuts.append(Cut(start, end, prompt_before(joined, start)))
     return cuts
 
 
@@ -114,24 +104,6 @@ def label_key(audio: np.ndarray, prompt: str) -> str:
     return hashlib.sha256(audio.tobytes() + prompt.encode()).hexdigest()[:16]
 
 
-def word_ends(words) -> WordEnds:
-    """The end of each word but the last, with the text up to it (where the stream could trim)."""
-    return [(w.end, "".join(x.text for x in words[: k + 1]).strip()) for k, w in enumerate(words[:-1])]
-
-
-def with_word_ends(padded, utterances: list[tuple[np.ndarray, str]], cache_path) -> list[Utterance]:
-    """Each (audio, text) utterance with its word ends, from the padded model's word times (cached)."""
-    cache: dict[str, list] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    out = []
-    for audio, text in utterances:
-        key = label_key(audio, "")
-        if key not in cache:
-            cache[key] = word_ends(padded.transcribe(audio).words)
-        out.append((audio, text, [(float(end), said) for end, said in cache[key]]))
-    cache_path.write_text(json.dumps(cache))
-    return out
-
-
 def stream_examples(loaded, utterances: list[tuple[np.ndarray, str]], n: int, seed: int, labels_path,
                     kind: str, progress=print) -> list[Example]:
     """``n`` stream-shaped examples from the utterances, labelled (once, cached) by the padded model."""
@@ -140,10 +112,9 @@ def stream_examples(loaded, utterances: list[tuple[np.ndarray, str]], n: int, se
 
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(utterances))
-    padded = Transcriber(loaded)
-    timed = with_word_ends(padded, [utterances[i] for i in order], labels_path.with_name(labels_path.stem + "-words.json"))
-    joined = join(timed, rng)
+    joined = join([utterances[i] for i in order], rng)
     tokenizer = loaded.tokenizer()
+    padded = Transcriber(loaded)
     labels: dict[str, list[int]] = json.loads(labels_path.read_text()) if labels_path.exists() else {}
     examples = []
     for i, c in enumerate(cut(joined, n, rng)):

@@ -272,8 +272,7 @@ def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, 
     whole_clips = [ex for ex in val_set if ex.clip.kind in data.VALIDATION_KINDS]
     wer_hush = validation_wer(loaded, Padding("hush", HUSH_SAMPLES / SAMPLE_RATE, hush), whole_clips)
     wer_pad30 = validation_wer(loaded, PAD30, whole_clips)
-    stream_target = ("buffers of 1-20 s cut from joined utterances, starting at an utterance or at the end of a word inside "
-                     "one, with the text before them as the prompt; target = the "
+    stream_target = ("buffers of 1-20 s cut from joined utterances with the text before them as the prompt; target = the "
                      "padded model's own output (greedy) up to the last word ending 0.1 s before the cut, closed by its "
                      "end timestamp and EOT; whole utterances as ")
     meta = {
