@@ -171,3 +171,17 @@ def test_the_max_delay_rule_waits_for_a_word_shown_for_the_first_time():
     again.insert(words(("money", 0.1, 0.32), ("people", 0.35, 0.7)), 0.0)
     again.flush(agree=False, round_end=3.0)
     assert [w.text for w in again.confirm_until(1.0, 0.0, shown_by=1.0)] == ["money"]  # its place was shown
+
+
+def test_a_word_is_kept_when_the_confirmed_word_before_it_was_timed_to_end_inside_it():
+    """The long-form file streamed in 0.31 s rounds: one round confirmed "15th" ending at 31.20 s, the next ones
+    heard "century" at 31.04-31.40 s. By its start it looked already confirmed, and the word was lost."""
+    hb = HypothesisBuffer()
+    for _ in range(2):
+        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.6, 31.2)), 0.0)
+        hb.flush()
+    assert hb.last_committed_time == 31.2
+    for _ in range(2):
+        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)), 0.0)
+        confirmed = hb.flush()
+    assert [w.text for w in confirmed] == ["century", "may"]
