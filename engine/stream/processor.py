@@ -231,7 +231,9 @@ class OnlineProcessor:
 
     def finish(self) -> list[Word]:
         """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
-        while the last round's words stop over TAIL_S before the end, decode the audio after them again.
+        while the confirmed words stop over TAIL_S before the end, decode the audio after them again (also when
+        the last round said nothing new: a round over confirmed speech, a pause and more speech can end after
+        the confirmed words, and the speech after the pause was lost).
         These last rounds run without the guard and padded to 30 s: the audio really ends there, so its last
         word is whole (Transcriber.at_stream_end)."""
         words = self._drain()
@@ -246,10 +248,10 @@ class OnlineProcessor:
                 tail = self.hypothesis.confirm_all()
                 self.committed.extend(tail)
                 words += tail
-                end = self.buffer_offset + self.buffer_s
-                if not tail or end - tail[-1].end < TAIL_S:
+                last = self.committed[-1].end if self.committed else self.buffer_offset
+                if self.buffer_offset + self.buffer_s - last < TAIL_S or last <= self.buffer_offset:
                     break
-                self._chunk_at(tail[-1].end)
+                self._chunk_at(last)
                 words += self.process_iter() + self._drain()
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)

@@ -90,6 +90,19 @@ def test_buffer_trimmed_at_confirmed_segment_end_after_15s_and_prompt_is_trimmed
     assert tr.prompts[-1] == "first second"
 
 
+def test_finish_decodes_the_speech_after_the_confirmed_words_when_the_last_round_stopped_before_it():
+    """cold_corpus3 streamed in real time: rounds over "… here.", a pause and "Yeah so that just happened …" kept
+    ending after "here.", and the stream ended with those 13 words unsaid."""
+    said = result([Segment(0.0, 1.0, "old", [], words(("old", 0.2, 1.0)))])
+    after = result([Segment(2.0, 2.5, "new", [], words(("new", 2.0, 2.5)))])  # in the buffer cut at 1.0 s
+    tr = ScriptedTranscriber([said, said, after, result([])])
+    proc = OnlineProcessor(tr)
+    proc.insert_audio_chunk(np.zeros(6 * SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    assert [w.text for w in proc.process_iter()] == ["old"]
+    assert [(w.text, w.start) for w in proc.finish()] == [("new", 3.0)]
+
+
 def test_finish_flushes_unconfirmed_tail():
     tr = ScriptedTranscriber([result([Segment(0.0, 1.0, "x", [], words(("only", 0.1, 0.9)))])])
     proc = OnlineProcessor(tr)
