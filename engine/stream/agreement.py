@@ -54,7 +54,7 @@ class HypothesisBuffer:
         timed to end inside it (word ends near a round's audio end run late: "15th" confirmed as ending at
         31.20 s, "century" then heard at 31.04-31.40 s; docs/bench/agreement-midpoint)."""
         shifted = [Word(w.text, w.start + offset, w.end + offset, w.probability) for w in words]
-        self.new = [w for w in shifted if (w.start + w.end) / 2 > self.last_committed_time]
+        self.new = self._unsaid(shifted)
         if self.new and abs(self.new[0].start - self.last_committed_time) < 1 and self.committed_in_buffer:
             # drop an n-gram (n ≤ 5) the round repeats from the end of what is already confirmed
             for n in range(1, min(len(self.committed_in_buffer), len(self.new), 5) + 1):
@@ -90,8 +90,11 @@ class HypothesisBuffer:
         if words:
             self.last_committed_time = words[-1].end
             self.committed_in_buffer.extend(words)
-            self.history = [(end, [w for w in ws if (w.start + w.end) / 2 > self.last_committed_time])
-                            for end, ws in self.history]
+            self.history = [(end, self._unsaid(ws)) for end, ws in self.history]
+
+    def _unsaid(self, words: list[Word]) -> list[Word]:
+        """The words whose middle lies after the end of the confirmed words (see insert)."""
+        return [w for w in words if (w.start + w.end) / 2 > self.last_committed_time]
 
     def pop_committed(self, time: float) -> None:
         """Forget confirmed words that end before the audio buffer's new start."""

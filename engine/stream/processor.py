@@ -189,8 +189,7 @@ class OnlineProcessor:
         tail = self.hypothesis.confirm_all()
         self.committed.extend(tail)
         self.stats.skipped += 1
-        transcribed = self.committed[-1].end if self.committed else 0.0
-        cut = max(self.buffer_offset + self.buffer_s - PRE_ROLL_S, transcribed)
+        cut = max(self.buffer_offset + self.buffer_s - PRE_ROLL_S, self.hypothesis.last_committed_time)
         if cut > self.buffer_offset:
             self._chunk_at(cut)
         return words + tail
@@ -248,7 +247,7 @@ class OnlineProcessor:
                 tail = self.hypothesis.confirm_all()
                 self.committed.extend(tail)
                 words += tail
-                last = self.committed[-1].end if self.committed else self.buffer_offset
+                last = self.hypothesis.last_committed_time
                 if self.buffer_offset + self.buffer_s - last < TAIL_S or last <= self.buffer_offset:
                     break
                 self._chunk_at(last)
