@@ -4,7 +4,7 @@ Same interface and math as engine.decoder.mlx_session.DecoderSession (mlx_whispe
 with the per-op overhead of MLX's CPU backend gone: weights are converted once per model (fused
 self-attention QKV, all layers' audio keys/values as one matrix); the audio's keys/values are
 projected once per round in one matmul, keys pre-scaled; the self-attention cache is preallocated
-and grown by doubling; GELU is the exact erf form (scipy). numpy's BLAS runs single-threaded: the
+and grown by doubling; GELU as the fast encoder's (engine.model.gelu). numpy's BLAS runs single-threaded: the
 decoder's matmuls are small, and OpenBLAS's spinning worker threads made them 10-200x slower whenever
 another thread (the encoder's executor, another process) held the second core; one thread also
 reads the vocabulary projection about as fast.
@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erf
 
+from engine.model.gelu import gelu_in_place
 from engine.runtime.blas import single_threaded_numpy_blas
 
 _WEIGHTS: dict[int, NumpyDecoderWeights] = {}  # by id(model); an entry goes when its model does
@@ -130,10 +130,6 @@ def _layer_norm(x: np.ndarray, ln: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
 def _softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + erf(x * np.float32(0.7071067811865476)))
 
 
 class AttentionTrace:
@@ -258,7 +254,7 @@ class NumpyDecoderSession:
             qk_heads.append(qk[self.heads[e], :, : self.frames].transpose(1, 0, 2).reshape(b, n, -1, self.frames))
         y = (_softmax(qk) @ self.cross_v[e]).transpose(1, 0, 2).reshape(b * n, d)
         x = x + (y @ blk.cout_w + blk.cout_b)
-        x = x + (_gelu(_layer_norm(x, blk.ln3) @ blk.mlp1_w + blk.mlp1_b) @ blk.mlp2_w + blk.mlp2_b)
+        x = x + (gelu_in_place(_layer_norm(x, blk.ln3) @ blk.mlp1_w + blk.mlp1_b) @ blk.mlp2_w + blk.mlp2_b)
         return x.reshape(b, n, d)
 
     def reorder(self, sources: list[int]) -> None:

@@ -4,8 +4,9 @@ MLX's CPU backend computes exp and erf one scalar at a time (about 20x slower th
 numpy's vectorised exp here), so softmax and GELU took about 75% of encoder time. This
 encoder keeps the matmuls, layer norms and convolutions in MLX (on OpenBLAS) and runs
 those two functions in numpy, in place on the MLX buffers through array views (MLX
-documents writes through such views). The math stays the reference's: exact-erf GELU,
-max-subtracted softmax in float32. Only the order changes: rows are normalised after
+documents writes through such views). The math stays the reference's to float32 precision:
+GELU with erf from exp (engine.model.gelu; scipy's scalar erf was a third of a short
+buffer's encoder time), max-subtracted softmax. Only the order changes: rows are normalised after
 the weighted sum, and long inputs run attention a block of query rows at a time. On a
 GPU, or with float16 weights, the reference encoder runs unchanged.
 
@@ -16,22 +17,18 @@ reference path.
 Measured here and rejected: ``mx.fast.scaled_dot_product_attention`` and ``mx.compile``
 (the same scalar exp inside; no faster, compiled exp slower), ``precise=False`` softmax
 (4% faster: still scalar exp), ``nn.gelu_approx`` / ``gelu_fast_approx`` (fast, but off
-by 5e-4 / 2e-2 from exact GELU), a numba erf (no faster than scipy's), a polynomial erf
-from numpy's exp (GELU 1.5x faster, under 5% of the encoder: not worth an approximation),
-small attention blocks that fit in L2 (per-call matmul overhead outweighed the cache).
+by 5e-4 / 2e-2 from exact GELU), a numba erf (no faster than scipy's), small attention
+blocks that fit in L2 (per-call matmul overhead outweighed the cache).
 """
 from __future__ import annotations
 
-import math
-
 import mlx.core as mx
 import numpy as np
-from scipy.special import erf
 
+from engine.model.gelu import gelu_in_place as gelu_in_place_numpy
 from engine.model.whisper_model import VarLenAudioEncoder
 
 SCORES_PER_BLOCK = 1 << 22  # attention scores held at once (16 MiB of float32); smaller blocks measured slower
-_INV_SQRT2 = np.float32(1 / math.sqrt(2))
 
 
 def _numpy_view(a: mx.array) -> np.ndarray:
@@ -43,13 +40,8 @@ def _numpy_view(a: mx.array) -> np.ndarray:
 
 
 def gelu_in_place(h: mx.array) -> mx.array:
-    """Exact GELU, x·Φ(x) = x·(1 + erf(x/√2))/2, computed in place; returns ``h``."""
-    x = _numpy_view(h)
-    phi = x * _INV_SQRT2
-    erf(phi, out=phi)
-    phi += 1.0
-    phi *= 0.5
-    x *= phi
+    """GELU computed in place (engine.model.gelu); returns ``h``."""
+    gelu_in_place_numpy(_numpy_view(h))
     return h
 
 
