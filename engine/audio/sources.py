@@ -151,13 +151,18 @@ class FileSource(AudioSource):
 
 
 class PacedFileSource(FileSource):
-    """A file released at wall-clock pace (times `speed`) from start(), like a live input."""
+    """A file released at wall-clock pace (times `speed`) from start(), in blocks of block_s like a live
+    input's callback. Waiting readers sleep until the next block is due (released sample by sample, the
+    stream loop waiting for a round's audio polled it and kept a fifth of a core busy)."""
 
-    def __init__(self, path: str | os.PathLike, speed: float = 1.0):
+    def __init__(self, path: str | os.PathLike, speed: float = 1.0, block_s: float = 0.02):
         if not speed > 0:
             raise ValueError(f"speed must be positive, got {speed}")
+        if not block_s > 0:
+            raise ValueError(f"block_s must be positive, got {block_s}")
         super().__init__(path)
         self.speed = speed
+        self._block = max(1, round(block_s * SAMPLE_RATE))
         self._t0 = 0.0
 
     def start(self) -> None:
@@ -165,12 +170,13 @@ class PacedFileSource(FileSource):
         self._t0 = time.monotonic()
 
     def _played(self) -> int:
-        return int((time.monotonic() - self._t0) * SAMPLE_RATE * self.speed)
+        """Samples released by now: whole blocks."""
+        return int((time.monotonic() - self._t0) * SAMPLE_RATE * self.speed) // self._block * self._block
 
     def _available(self, timeout: float) -> int:
         played = self._played()
         if played <= self._pos and timeout > 0:
-            next_due = self._t0 + (self._pos + 1) / (SAMPLE_RATE * self.speed)
+            next_due = self._t0 + (self._pos // self._block + 1) * self._block / (SAMPLE_RATE * self.speed)
             time.sleep(max(0.0, min(timeout, next_due - time.monotonic())))
             played = self._played()
         return played

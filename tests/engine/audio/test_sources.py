@@ -82,6 +82,21 @@ def test_paced_source_read_respects_max_samples_and_timeout():
         assert time.monotonic() - t < 0.1 and len(nxt) >= 1
 
 
-def test_paced_source_rejects_bad_speed():
+def test_paced_source_releases_whole_blocks_and_sleeps_between_them():
+    block = round(0.05 * SAMPLE_RATE)
+    with PacedFileSource(CLIP, speed=2.0, block_s=0.05) as src:
+        sizes = []
+        while (chunk := src.read(None, timeout=0.05)) is not None:
+            sizes.append(len(chunk))
+    total = len(load_audio(CLIP))
+    assert sum(sizes) == total
+    assert all(n % block == 0 for n in sizes[:-1])  # the last may be the file's partial block
+    # a reader waiting for audio sleeps until the next block is due instead of polling sample by sample
+    assert len(sizes) <= 2 * -(-total // block) + 2
+
+
+def test_paced_source_rejects_bad_speed_and_block():
     with pytest.raises(ValueError):
         PacedFileSource(CLIP, speed=0)
+    with pytest.raises(ValueError):
+        PacedFileSource(CLIP, block_s=0)
