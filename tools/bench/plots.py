@@ -42,7 +42,8 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
         for j, gold in enumerate(group["gold"]):
             if gold["wer"] is not None:
                 ax.axhline(gold["wer"] * 100, ls="--", color="0.4", lw=1 + j * 0.5, label=f"offline {gold['model']} (gold)")
-        ax.set_title(f"{group['kind']}: latency vs WER (hollow: unaware lower bound)")
+        bounds = any(r["lower_bound"]["mean"] is not None for r in group["rows"])
+        ax.set_title(f"{group['kind']}: latency vs WER" + (" (hollow: unaware lower bound)" if bounds else ""))
         ax.set_xlabel("mean per-word latency (s)")
         ax.set_ylabel("WER (%)")
         ax.set_xlim(left=0)
@@ -55,7 +56,8 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
 
 def ablation(summary: dict, path: Path) -> bool:
     """The paper's Figure 8: per configuration, mean latency to confirmation and to first showing (whiskers to
-    p90) beside the computation-unaware lower bound, with each configuration's WER above its bars."""
+    p90) beside the computation-unaware lower bound where the run has one, with each configuration's WER above
+    its bars."""
     groups = _plottable(summary["groups"])
     if not groups:
         return False
@@ -64,13 +66,15 @@ def ablation(summary: dict, path: Path) -> bool:
     for ax, group in zip(axes, groups):
         rows = group["rows"]
         x = np.arange(len(rows))
-        width = 0.8 / len(bars)
-        for i, (key, label, alpha) in enumerate(bars):
+        present = [b for b in bars if any((r.get(b[0]) or {}).get("mean") is not None for r in rows)]
+        width = 0.8 / len(present)
+        for i, (key, label, alpha) in enumerate(present):
             stats = [r.get(key) or {} for r in rows]
             means = np.array([s.get("mean") if s.get("mean") is not None else np.nan for s in stats])
             p90 = np.array([s.get("p90") if s.get("p90") is not None else np.nan for s in stats])
             upper = np.clip(np.nan_to_num(p90 - means), 0, None)
-            ax.bar(x + (i - 1) * width, np.nan_to_num(means), width, color="C0", alpha=alpha, label=label,
+            offset = (i - (len(present) - 1) / 2) * width
+            ax.bar(x + offset, np.nan_to_num(means), width, color="C0", alpha=alpha, label=label,
                    yerr=[np.zeros_like(upper), upper], capsize=2)
         top = max([r["latency"]["p90"] or 0 for r in rows] + [0.5])
         for xi, r in zip(x, rows):
