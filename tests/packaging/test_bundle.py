@@ -151,7 +151,7 @@ def test_bundle_selftest_passes_from_an_empty_cache(linux_bundle, tmp_path):
 def test_bundle_leaves_out_what_never_runs(linux_bundle):
     internal = linux_bundle / "_internal"
     for absent in ("torch", "matplotlib", "PIL", "tkinter", "IPython", "pytest", "ctranslate2", "faster_whisper",
-                   "tools", "numba", "llvmlite", "scipy/signal"):
+                   "tools", "numba", "llvmlite", "scipy", "scipy.libs"):
         assert not (internal / absent).exists(), absent
     # the voice-activity detector runs: onnxruntime and Silero's model file, not the silero_vad package's torch code
     assert (internal / "onnxruntime").is_dir() and (internal / "silero_vad" / "data" / "silero_vad.onnx").is_file()
