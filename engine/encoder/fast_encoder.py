@@ -25,7 +25,7 @@ from __future__ import annotations
 import mlx.core as mx
 import numpy as np
 
-from engine.model.gelu import gelu_in_place as gelu_in_place_numpy
+from engine.model import gelu
 from engine.model.whisper_model import VarLenAudioEncoder
 
 SCORES_PER_BLOCK = 1 << 22  # attention scores held at once (16 MiB of float32); smaller blocks measured slower
@@ -41,7 +41,7 @@ def _numpy_view(a: mx.array) -> np.ndarray:
 
 def gelu_in_place(h: mx.array) -> mx.array:
     """GELU computed in place (engine.model.gelu); returns ``h``."""
-    gelu_in_place_numpy(_numpy_view(h))
+    gelu.gelu_in_place(_numpy_view(h))
     return h
 
 
