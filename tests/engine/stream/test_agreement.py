@@ -198,3 +198,30 @@ def test_a_word_is_kept_when_the_confirmed_word_before_it_was_timed_to_end_insid
         hb.insert(words(("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)), 0.0)
         confirmed = hb.flush()
     assert [w.text for w in confirmed] == ["century", "may"]
+
+
+def test_a_word_squeezed_into_the_end_of_the_last_confirmed_word_is_kept():
+    """A FLEURS clip streamed with the hush word: "in" was confirmed at 7.82-8.16 s, and the next rounds timed
+    "modern" at 8.14-8.14, inside it. By its middle it looked already said, and the word was lost."""
+    hb = HypothesisBuffer()
+    for _ in range(2):
+        hb.insert(words(("built", 7.6, 7.82), ("in", 7.82, 8.16)), 0.0)
+        hb.flush()
+    assert hb.last_committed_time == 8.16
+    for _ in range(2):
+        hb.insert(words(("built", 7.6, 7.82), ("in", 7.82, 8.16), ("modern", 8.14, 8.14), ("times.", 8.14, 8.6)), 0.0)
+        confirmed = hb.flush()
+    assert [w.text for w in confirmed] == ["modern", "times."]
+
+
+def test_a_word_timed_inside_the_confirmed_words_without_their_copy_before_it_is_dropped():
+    """Without the round's own copy of the last confirmed word before it, a word timed before the end of the
+    confirmed words is that word said again, however this round spells it."""
+    hb = HypothesisBuffer()
+    for _ in range(2):
+        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.6, 31.2)), 0.0)
+        hb.flush()
+    for _ in range(2):
+        hb.insert(words(("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)), 0.0)
+        confirmed = hb.flush()
+    assert [w.text for w in confirmed] == ["century"]
