@@ -97,12 +97,18 @@ class HypothesisBuffer:
         the round's own copy of the last confirmed word: a word squeezed into the instant where that word ends
         is new however it is timed ("in" confirmed at 7.82-8.16 s, the next round's "in modern" timed
         7.82-8.16 and 8.14-8.14; docs/bench/squeezed-word)."""
-        after = 0
+        first_new = self._after_copy_of_last_confirmed(words)
+        return [w for i, w in enumerate(words) if i >= first_new or (w.start + w.end) / 2 > self.last_committed_time]
+
+    def _after_copy_of_last_confirmed(self, words: list[Word]) -> int:
+        """The index after the latest of words that is the last confirmed word (same word, overlapping it in
+        time); len(words) if none is."""
         if self.committed_in_buffer:
             last = self.committed_in_buffer[-1]
-            after = next((i + 1 for i in range(len(words) - 1, -1, -1) if same_word(words[i].text, last.text)
-                          and words[i].start <= last.end and last.start <= words[i].end), 0)
-        return [w for i, w in enumerate(words) if i >= after > 0 or (w.start + w.end) / 2 > self.last_committed_time]
+            for i in range(len(words) - 1, -1, -1):
+                if same_word(words[i].text, last.text) and words[i].start <= last.end and last.start <= words[i].end:
+                    return i + 1
+        return len(words)
 
     def pop_committed(self, time: float) -> None:
         """Forget confirmed words that end before the audio buffer's new start."""
