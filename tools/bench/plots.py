@@ -47,7 +47,7 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
         ax.set_xlabel("mean per-word latency (s)")
         ax.set_ylabel("WER (%)")
         ax.set_xlim(left=0)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room above the highest point for its marker
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
     fig.savefig(path, dpi=120)
