@@ -2,6 +2,7 @@
 from contextlib import nullcontext
 
 import numpy as np
+import pytest
 
 from engine.decoder.options import DecodeOptions
 from engine.stream.round import RoundResult, Segment, Word
@@ -186,42 +187,33 @@ def test_the_max_delay_rule_waits_for_a_word_shown_for_the_first_time():
     assert [w.text for w in again.confirm_until(1.0, 0.0, shown_by=1.0)] == ["money"]  # its place was shown
 
 
-def test_a_word_is_kept_when_the_confirmed_word_before_it_was_timed_to_end_inside_it():
-    """The long-form file streamed in 0.31 s rounds: one round confirmed "15th" ending at 31.20 s, the next ones
-    heard "century" at 31.04-31.40 s. By its start it looked already confirmed, and the word was lost."""
-    hb = HypothesisBuffer()
+def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
+    """Insert the same round twice; return what the second confirmed."""
     for _ in range(2):
-        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.6, 31.2)), 0.0)
-        hb.flush()
-    assert hb.last_committed_time == 31.2
-    for _ in range(2):
-        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)), 0.0)
+        hb.insert(words(*spec), 0.0)
         confirmed = hb.flush()
-    assert [w.text for w in confirmed] == ["century", "may"]
+    return confirmed
 
 
-def test_a_word_squeezed_into_the_end_of_the_last_confirmed_word_is_kept():
-    """A FLEURS clip streamed with the hush word: "in" was confirmed at 7.82-8.16 s, and the next rounds timed
-    "modern" at 8.14-8.14, inside it. By its middle it looked already said, and the word was lost."""
+@pytest.mark.parametrize("confirmed_first, then, new", [
+    # The long-form file in 0.31 s rounds: "15th" was confirmed ending at 31.20 s, the next rounds heard "century"
+    # at 31.04-31.40 s; by its start it looked already confirmed, and the word was lost.
+    ((("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
+     (("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)),
+     ["century", "may"]),
+    # A FLEURS clip with the hush word: "in" was confirmed at 7.82-8.16 s, the next rounds timed "modern" at
+    # 8.14-8.14, inside it; by its middle it looked already said, and the word was lost.
+    ((("built", 7.6, 7.82), ("in", 7.82, 8.16)),
+     (("built", 7.6, 7.82), ("in", 7.82, 8.16), ("modern", 8.14, 8.14), ("times.", 8.14, 8.6)),
+     ["modern", "times."]),
+    # Without the round's own copy of the last confirmed word before it, a word timed inside the confirmed words
+    # is that word said again, however the round spells it.
+    ((("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
+     (("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)),
+     ["century"]),
+], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled"])
+def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
-    for _ in range(2):
-        hb.insert(words(("built", 7.6, 7.82), ("in", 7.82, 8.16)), 0.0)
-        hb.flush()
-    assert hb.last_committed_time == 8.16
-    for _ in range(2):
-        hb.insert(words(("built", 7.6, 7.82), ("in", 7.82, 8.16), ("modern", 8.14, 8.14), ("times.", 8.14, 8.6)), 0.0)
-        confirmed = hb.flush()
-    assert [w.text for w in confirmed] == ["modern", "times."]
-
-
-def test_a_word_timed_inside_the_confirmed_words_without_their_copy_before_it_is_dropped():
-    """Without the round's own copy of the last confirmed word before it, a word timed before the end of the
-    confirmed words is that word said again, however this round spells it."""
-    hb = HypothesisBuffer()
-    for _ in range(2):
-        hb.insert(words(("the", 30.38, 30.6), ("15th", 30.6, 31.2)), 0.0)
-        hb.flush()
-    for _ in range(2):
-        hb.insert(words(("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)), 0.0)
-        confirmed = hb.flush()
-    assert [w.text for w in confirmed] == ["century"]
+    agree_twice(hb, *confirmed_first)
+    assert hb.last_committed_time == confirmed_first[-1][2]
+    assert [w.text for w in agree_twice(hb, *then)] == new
