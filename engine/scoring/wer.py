@@ -14,8 +14,9 @@ def _normalizer() -> EnglishTextNormalizer:
 
 
 def normalize_text(text: str) -> str:
-    """Lower case, no punctuation or fillers, spelling and numbers standardised (openai-whisper's rules)."""
-    return " ".join(_normalizer()(text).split())
+    """Lower case, no punctuation or fillers, spelling and numbers standardised (openai-whisper's rules).
+    A token with no letter or digit is not a word: Whisper's rules leave one "." of a closing "..." behind."""
+    return " ".join(t for t in _normalizer()(text).split() if any(c.isalnum() for c in t))
 
 
 def normalize_words(words: list[str]) -> list[tuple[str, int]]:
