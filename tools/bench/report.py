@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tools.bench.cost import summarize_costs
+from tools.bench.paired import wer_difference
 from engine.scoring.latency import summarize
 from engine.scoring.wer import ZERO, WerCounts
 
@@ -60,11 +61,17 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
 
 def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measured: bool) -> dict:
     configs = list(dict.fromkeys(r["config"] for r in streams))
-    rows = []
+    rows, first = [], None
     for config in configs:
         measured = [r for r in streams if r["config"] == config and r["role"] == "measured"]
         lower = measured if lower_is_measured else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
-        rows.append(_row(config, measured, lower))
+        row = _row(config, measured, lower)
+        if first is None:
+            first = measured
+        else:  # how sure the WER difference from the first row is (tools.bench.paired)
+            difference = wer_difference(measured, first)
+            row["wer_vs_first"] = asdict(difference) if difference else None
+        rows.append(row)
     gold = []
     for model in dict.fromkeys(r["model"] for r in offline):
         mine = [r for r in offline if r["model"] == model]
@@ -145,6 +152,7 @@ def markdown(summary: dict) -> str:
         for gold in group["gold"]:
             lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
                          f"| {_sdi(gold['wer_counts'])} " + "| – " * (HEADER.count(" | ") - 3) + "|")
+        lines += _differences(group["rows"])
         sources = sorted({s for row in group["rows"] for s in row["timing_sources"]})
         notices = sorted({n for row in group["rows"] for n in row["notices"]})
         lines += ["", f"Word end times from: {', '.join(sources) or '–'}."]
@@ -155,6 +163,16 @@ def markdown(summary: dict) -> str:
     if machine:
         lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}.")
     return "\n".join(lines) + "\n"
+
+
+def _differences(rows: list[dict]) -> list[str]:
+    """A line under the table: each row's WER minus the first row's, with its 95 % interval."""
+    paired = [(row["config"], row["wer_vs_first"]) for row in rows[1:] if row.get("wer_vs_first")]
+    if not paired:
+        return []
+    items = "; ".join(f"{config} {d['points']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for config, d in paired)
+    return ["", f"WER minus {rows[0]['config']}'s, in points, paired by file (95 % bootstrap interval over "
+                f"{paired[0][1]['files']} files): {items}."]
 
 
 def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:

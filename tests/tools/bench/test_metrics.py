@@ -8,6 +8,7 @@ from engine.stream.round import Word
 from tools.bench.configs import parse_config
 from tools.bench.cost import summarize_costs
 from tools.bench.manifest import find_default_manifest, load_manifest, select
+from tools.bench.paired import wer_difference
 from tools.bench.reference import model_rank
 from tools.bench.report import markdown, summarize_run, write_report
 from tools.bench.results import ResultsLog
@@ -234,3 +235,26 @@ def test_report_table_json_and_plots(tmp_path):
                                                "results.json", "table.md"]
     assert all(p.stat().st_size > 1000 for p in written)
     assert json.loads((tmp_path / "results.json").read_text())["groups"][0]["rows"][0]["wer"] == pytest.approx(0.1)
+
+
+def _scored(config: str, file: str, errors: int) -> dict:
+    return {"config": config, "file": file, "wer": {"reference_words": 10, "substitutions": errors, "deletions": 0,
+                                                     "insertions": 0}}
+
+
+def test_wer_difference_is_paired_by_file():
+    files = [f"clip{i}" for i in range(12)]
+    base = [_scored("baseline", f, i % 3) for i, f in enumerate(files)]
+    same = wer_difference([_scored("flow", f, i % 3) for i, f in enumerate(files)], base)
+    assert (same.files, same.points, same.low, same.high) == (12, 0.0, 0.0, 0.0)
+    one_more = wer_difference([_scored("flow", f, i % 3 + 1) for i, f in enumerate(files)], base)
+    assert one_more.points == pytest.approx(10.0) and one_more.low == pytest.approx(10.0)  # worse on every file
+    better_on_some = [_scored("flow", f, i % 3 + (1 if i < 6 else -1 if i % 3 else 0)) for i, f in enumerate(files)]
+    mixed = wer_difference(better_on_some, base)  # 6 files one error worse, 4 one better: not a sure difference
+    assert mixed.points == pytest.approx(100 * 2 / 120) and mixed.low < 0 < mixed.high
+    assert wer_difference(base[:9], base[:9]) is None  # too few files to say
+    records = [{"type": "meta", "pace": "unaware"}] + [
+        _stream(config, "measured", f, "short", errors, [(1.0, 1.0)])
+        for config, errors in (("baseline", 1), ("flow", 2)) for f in files]
+    assert ("WER minus baseline's, in points, paired by file (95 % bootstrap interval over 12 files): "
+            "flow +10.0 [+10.0, +10.0].") in markdown(summarize_run(records))
