@@ -171,8 +171,8 @@ def _differences(rows: list[dict]) -> list[str]:
     if not paired:
         return []
     items = "; ".join(f"{config} {d['points']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for config, d in paired)
-    return ["", f"WER minus {rows[0]['config']}'s, in points, paired by file (95 % bootstrap interval over "
-                f"{paired[0][1]['files']} files): {items}."]
+    return ["", f"WER against the first row ({rows[0]['config']}), in points, paired by file (95 % bootstrap "
+                f"interval over {paired[0][1]['files']} files): {items}."]
 
 
 def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:

@@ -256,5 +256,5 @@ def test_wer_difference_is_paired_by_file():
     records = [{"type": "meta", "pace": "unaware"}] + [
         _stream(config, "measured", f, "short", errors, [(1.0, 1.0)])
         for config, errors in (("baseline", 1), ("flow", 2)) for f in files]
-    assert ("WER minus baseline's, in points, paired by file (95 % bootstrap interval over 12 files): "
-            "flow +10.0 [+10.0, +10.0].") in markdown(summarize_run(records))
+    assert ("WER against the first row (baseline), in points, paired by file (95 % bootstrap interval over 12 "
+            "files): flow +10.0 [+10.0, +10.0].") in markdown(summarize_run(records))
