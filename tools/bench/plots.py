@@ -17,6 +17,23 @@ def _axes_grid(n: int, width: float = 6.0, height: float = 4.2):
     return fig, axes
 
 
+def _colors(n: int) -> list:
+    """n colours that tell the configurations apart: matplotlib's ten, or twenty paired shades for more."""
+    if n <= 10:
+        return [f"C{i}" for i in range(10)]
+    from matplotlib import colormaps
+
+    return list(colormaps["tab20"].colors)
+
+
+def _legend(ax, entries: int, loc: str = "best") -> None:
+    """The legend inside the axes at loc, or beside them when it is long enough to cover the data."""
+    if entries > 6:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend(fontsize="small", loc=loc)
+
+
 def _plottable(groups: list[dict]) -> list[dict]:
     return [g for g in groups if any(r["latency"]["mean"] is not None for r in g["rows"])]
 
@@ -26,9 +43,9 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
     groups = _plottable(summary["groups"])
     if not groups:
         return False
-    fig, axes = _axes_grid(len(groups))
-    colors = [f"C{i}" for i in range(10)]
+    fig, axes = _axes_grid(len(groups), width=8.0 if max(len(g["rows"]) for g in groups) > 6 else 6.0)
     for ax, group in zip(axes, groups):
+        colors = _colors(len(group["rows"]))
         for i, row in enumerate(group["rows"]):
             color = colors[i % len(colors)]
             lat, wer = row["latency"]["mean"], row["wer"]
@@ -49,7 +66,7 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
         ax.set_xlim(left=0)
         ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room above the highest point for its marker
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+        _legend(ax, len(group["rows"]) + len(group["gold"]))
     fig.savefig(path, dpi=120)
     return True
 
@@ -101,12 +118,13 @@ def latency_over_time(streams: list[dict], path: Path) -> bool:
         return False
     long_files = list(dict.fromkeys(r["file"] for r in with_words if r["duration_s"] >= LONG_FILE_S))
     files = long_files[:MAX_TIMELINES] or [max(with_words, key=lambda r: r["duration_s"])["file"]]
-    fig = Figure(figsize=(11, 3.6 * len(files)), layout="constrained")
-    axes = fig.subplots(len(files), 1, squeeze=False)[:, 0]
     configs = list(dict.fromkeys(r["config"] for r in with_words))
+    fig = Figure(figsize=(14 if len(configs) > 6 else 11, 3.6 * len(files)), layout="constrained")
+    axes = fig.subplots(len(files), 1, squeeze=False)[:, 0]
+    colors = _colors(len(configs))
     for ax, name in zip(axes, files):
         for r in (r for r in with_words if r["file"] == name):
-            color = f"C{configs.index(r['config']) % 10}"
+            color = colors[configs.index(r["config"]) % len(colors)]
             t = np.array([x[0] for x in r["latencies"]])
             lat = np.array([x[1] for x in r["latencies"]])
             measured = r["role"] == "measured"
@@ -118,7 +136,7 @@ def latency_over_time(streams: list[dict], path: Path) -> bool:
         ax.set_xlabel("stream time: end of the spoken word (s)")
         ax.set_ylabel("latency (s)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small", loc="upper left")
+        _legend(ax, len(configs), loc="upper left")
     fig.savefig(path, dpi=120)
     return True
 
