@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.scoring.wer import WerCounts
+
 MIN_FILES = 10  # fewer files than this give no useful interval
 RESAMPLES = 10_000
 
@@ -24,24 +26,17 @@ class WerDifference:
     high: float
 
 
-def _errors_and_words(records: list[dict]) -> dict[str, tuple[int, int]]:
-    out = {}
-    for r in records:
-        w = r["wer"]
-        out[r["file"]] = (w["substitutions"] + w["deletions"] + w["insertions"], w["reference_words"])
-    return out
-
-
 def wer_difference(rows: list[dict], reference: list[dict], seed: int = 0) -> WerDifference | None:
     """rows and reference: one stream record per file (with "file" and "wer" counts). None with fewer than
     MIN_FILES files in common."""
-    a, b = _errors_and_words(rows), _errors_and_words(reference)
+    a = {r["file"]: WerCounts(**r["wer"]) for r in rows}
+    b = {r["file"]: WerCounts(**r["wer"]) for r in reference}
     files = sorted(set(a) & set(b))
     if len(files) < MIN_FILES:
         return None
-    errors_a = np.array([a[f][0] for f in files], float)
-    errors_b = np.array([b[f][0] for f in files], float)
-    words = np.array([b[f][1] for f in files], float)
+    errors_a = np.array([a[f].errors for f in files], float)
+    errors_b = np.array([b[f].errors for f in files], float)
+    words = np.array([b[f].reference_words for f in files], float)
     picks = np.random.default_rng(seed).integers(0, len(files), (RESAMPLES, len(files)))
     resampled = 100 * (errors_a[picks].sum(1) - errors_b[picks].sum(1)) / np.maximum(words[picks].sum(1), 1)
     low, high = np.percentile(resampled, [2.5, 97.5])

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 LONG_FILE_S = 60.0
 MAX_TIMELINES = 3
+LEGEND_INSIDE = 6  # a legend with more entries than this goes beside the axes, which are drawn wider for it
 
 
 def _axes_grid(n: int, width: float = 6.0, height: float = 4.2):
@@ -28,7 +29,7 @@ def _colors(n: int) -> list:
 
 def _legend(ax, entries: int, loc: str = "best") -> None:
     """The legend inside the axes at loc, or beside them when it is long enough to cover the data."""
-    if entries > 6:
+    if entries > LEGEND_INSIDE:
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         ax.legend(fontsize="small", loc=loc)
@@ -43,7 +44,7 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
     groups = _plottable(summary["groups"])
     if not groups:
         return False
-    fig, axes = _axes_grid(len(groups), width=8.0 if max(len(g["rows"]) for g in groups) > 6 else 6.0)
+    fig, axes = _axes_grid(len(groups), width=8.0 if max(len(g["rows"]) for g in groups) > LEGEND_INSIDE else 6.0)
     for ax, group in zip(axes, groups):
         colors = _colors(len(group["rows"]))
         for i, row in enumerate(group["rows"]):
@@ -119,7 +120,7 @@ def latency_over_time(streams: list[dict], path: Path) -> bool:
     long_files = list(dict.fromkeys(r["file"] for r in with_words if r["duration_s"] >= LONG_FILE_S))
     files = long_files[:MAX_TIMELINES] or [max(with_words, key=lambda r: r["duration_s"])["file"]]
     configs = list(dict.fromkeys(r["config"] for r in with_words))
-    fig = Figure(figsize=(14 if len(configs) > 6 else 11, 3.6 * len(files)), layout="constrained")
+    fig = Figure(figsize=(14 if len(configs) > LEGEND_INSIDE else 11, 3.6 * len(files)), layout="constrained")
     axes = fig.subplots(len(files), 1, squeeze=False)[:, 0]
     colors = _colors(len(configs))
     for ax, name in zip(axes, files):

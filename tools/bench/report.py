@@ -61,17 +61,14 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
 
 def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measured: bool) -> dict:
     configs = list(dict.fromkeys(r["config"] for r in streams))
-    rows, first = [], None
+    measured = {c: [r for r in streams if r["config"] == c and r["role"] == "measured"] for c in configs}
+    rows = []
     for config in configs:
-        measured = [r for r in streams if r["config"] == config and r["role"] == "measured"]
-        lower = measured if lower_is_measured else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
-        row = _row(config, measured, lower)
-        if first is None:
-            first = measured
-        else:  # how sure the WER difference from the first row is (tools.bench.paired)
-            difference = wer_difference(measured, first)
-            row["wer_vs_first"] = asdict(difference) if difference else None
-        rows.append(row)
+        lower = measured[config] if lower_is_measured else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
+        rows.append(_row(config, measured[config], lower))
+    for config, row in zip(configs[1:], rows[1:]):  # how sure the WER difference from the first row is
+        difference = wer_difference(measured[config], measured[configs[0]])
+        row["wer_vs_first"] = asdict(difference) if difference else None
     gold = []
     for model in dict.fromkeys(r["model"] for r in offline):
         mine = [r for r in offline if r["model"] == model]

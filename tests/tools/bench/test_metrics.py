@@ -237,19 +237,16 @@ def test_report_table_json_and_plots(tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["groups"][0]["rows"][0]["wer"] == pytest.approx(0.1)
 
 
-def _scored(config: str, file: str, errors: int) -> dict:
-    return {"config": config, "file": file, "wer": {"reference_words": 10, "substitutions": errors, "deletions": 0,
-                                                     "insertions": 0}}
-
-
 def test_wer_difference_is_paired_by_file():
     files = [f"clip{i}" for i in range(12)]
-    base = [_scored("baseline", f, i % 3) for i, f in enumerate(files)]
-    same = wer_difference([_scored("flow", f, i % 3) for i, f in enumerate(files)], base)
+    base = [_stream("baseline", "measured", f, "short", i % 3, []) for i, f in enumerate(files)]
+    same = wer_difference([_stream("flow", "measured", f, "short", i % 3, []) for i, f in enumerate(files)], base)
     assert (same.files, same.points, same.low, same.high) == (12, 0.0, 0.0, 0.0)
-    one_more = wer_difference([_scored("flow", f, i % 3 + 1) for i, f in enumerate(files)], base)
+    one_more = wer_difference([_stream("flow", "measured", f, "short", i % 3 + 1, []) for i, f in enumerate(files)],
+                              base)
     assert one_more.points == pytest.approx(10.0) and one_more.low == pytest.approx(10.0)  # worse on every file
-    better_on_some = [_scored("flow", f, i % 3 + (1 if i < 6 else -1 if i % 3 else 0)) for i, f in enumerate(files)]
+    better_on_some = [_stream("flow", "measured", f, "short", i % 3 + (1 if i < 6 else -1 if i % 3 else 0), [])
+                      for i, f in enumerate(files)]
     mixed = wer_difference(better_on_some, base)  # 6 files one error worse, 4 one better: not a sure difference
     assert mixed.points == pytest.approx(100 * 2 / 120) and mixed.low < 0 < mixed.high
     assert wer_difference(base[:9], base[:9]) is None  # too few files to say
