@@ -90,13 +90,13 @@ class SessionController(QObject):
 
     def _run(self, loaded: LoadedModel, source_name: str, open_source: Callable[[], AudioSource],
              pace: str) -> None:
-        self.meta = SessionMeta.new(source_name, loaded.name)
         try:
-            journal = SessionJournal.create(None, self.meta)
+            journal = SessionJournal.start(None, source_name, loaded.name)
         except WhisperFlowError as exc:
             self._set_state("idle")
             self.error.emit(f"Cannot start: {exc}")
             return
+        self.meta = journal.meta
         worker = StreamWorker(loaded, self.settings.stream_config(), open_source, journal, pace)
         worker.update.connect(self.update)
         worker.level.connect(self.level)

@@ -35,6 +35,11 @@ COMPLETE_FILE = "complete.json"
 FORMAT_VERSION = 1
 PREVIEW_CHARS = 100
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$")
+NEW_ID_ATTEMPTS = 8
+
+
+class SessionExistsError(WhisperFlowError):
+    """A journal folder with that session id is already there."""
 
 
 class TimedWord(Protocol):
@@ -144,10 +149,21 @@ class SessionJournal:
         self._closed = False
 
     @classmethod
+    def start(cls, data_dir: str | os.PathLike | None, source: str, model: str) -> SessionJournal:
+        """Journal a session starting now under a fresh id (drawn again if one is already taken)."""
+        for _ in range(NEW_ID_ATTEMPTS - 1):
+            try:
+                return cls.create(data_dir, SessionMeta.new(source, model))
+            except SessionExistsError:
+                continue
+        return cls.create(data_dir, SessionMeta.new(source, model))
+
+    @classmethod
     def create(cls, data_dir: str | os.PathLike | None, meta: SessionMeta) -> SessionJournal:
         """Start the journal of a new session in data_dir (None: sessions_dir()).
 
-        Raises DiskFullError when there is no space for it, WhisperFlowError for other failures.
+        Raises SessionExistsError when meta's id is taken, DiskFullError when there is no space, and
+        WhisperFlowError for other failures.
         """
         root = _root(data_dir)
         path = _session_path(root, meta.session_id)
@@ -157,7 +173,7 @@ class SessionJournal:
             root.mkdir(parents=True, exist_ok=True)
             path.mkdir(mode=0o700)
         except FileExistsError as e:
-            raise WhisperFlowError(f"A session named {meta.session_id} already exists in {root}.") from e
+            raise SessionExistsError(f"A session named {meta.session_id} already exists in {root}.") from e
         except OSError as e:
             raise _start_error(root, e) from e
         try:

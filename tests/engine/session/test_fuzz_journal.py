@@ -5,7 +5,6 @@ import random
 
 from engine.errors import WhisperFlowError
 from engine.session.journal import SessionJournal, list_sessions, load_session, unfinished_sessions
-from engine.session.transcript import SessionMeta
 from engine.session.words import Word
 
 JUNK = [b"", b"{", b"null", b"[]", b"42", b'"x"', b'{"session_id": 5}', b'{"word_count": "many"}',
@@ -19,8 +18,8 @@ def test_damaged_journals_never_raise_anything_else(tmp_path):
     words = [Word(f"w{i}", i * 0.5, i * 0.5 + 0.4, 0.9) for i in range(20)]
     ids = []
     for i in range(40):
-        meta = SessionMeta.new(f"Session {i}", "tiny.en")
-        journal = SessionJournal.create(root, meta)
+        journal = SessionJournal.start(root, f"Session {i}", "tiny.en")
+        meta = journal.meta
         journal.append(words)
         if i % 2:
             journal.close()

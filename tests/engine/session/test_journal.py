@@ -9,6 +9,7 @@ import pytest
 from engine.errors import WhisperFlowError
 from engine.session.journal import (COMPLETE_FILE, WORDS_FILE, SessionJournal, delete_session, list_sessions, load_session,
                             mark_recovered, sessions_dir, unfinished_sessions)
+from engine.session import transcript
 from engine.session.transcript import SessionMeta
 from engine.session.words import Word
 from testdata import REPO
@@ -127,6 +128,18 @@ def test_sessions_listed_newest_first_and_deleted(tmp_path):
     with pytest.raises(WhisperFlowError, match="already exists"):
         SessionJournal.create(tmp_path, SessionMeta("s-a", starts["a"], "mic", "tiny.en"))
     assert list_sessions(tmp_path / "never-created") == []
+
+
+def test_a_new_session_never_takes_an_existing_id(tmp_path, monkeypatch):
+    draws = iter(["aaaaaa", "aaaaaa", "aaaaaa", "bbbbbb"])  # the same random suffix thrice, within one second
+    monkeypatch.setattr(transcript.secrets, "token_hex", lambda n: next(draws))
+    monkeypatch.setattr(transcript, "now_iso", lambda: "2025-03-14T09:30:05+00:00")
+    first = SessionJournal.start(tmp_path, "mic", "tiny.en")
+    second = SessionJournal.start(tmp_path, "mic", "tiny.en")
+    first.close()
+    second.close()
+    assert (first.session_id, second.session_id) == ("20250314-093005-aaaaaa", "20250314-093005-bbbbbb")
+    assert [s.source for s in list_sessions(tmp_path)] == ["mic", "mic"]
 
 
 def test_default_location_is_the_user_data_dir(isolated_dirs):
