@@ -50,6 +50,7 @@ class SpeechDetector:
         self.frames = 0  # frames decided so far
         self.speaking = False
         self.voice_end: float | None = None  # end of the last speech frame (stream seconds)
+        self.runs: list[list[float]] = []  # [start, end] of each run of speech frames (stream seconds)
 
     @property
     def decided_until(self) -> float:
@@ -72,8 +73,22 @@ class SpeechDetector:
         p = float(out[0, 0])
         self.speaking = p >= SPEECH or (self.speaking and p >= SILENCE)
         if self.speaking:
+            start = self.decided_until - FRAME / SAMPLE_RATE
+            if self.runs and self.runs[-1][1] >= start:
+                self.runs[-1][1] = self.decided_until
+            else:
+                self.runs.append([start, self.decided_until])
             self.voice_end = self.decided_until
 
     def speech_since(self, time: float) -> bool:
         """Whether any speech ended after time (stream seconds)."""
         return self.voice_end is not None and self.voice_end > time
+
+    def speech_between(self, start: float, end: float) -> float:
+        """Seconds of speech between start and end (stream seconds)."""
+        total = 0.0
+        for a, b in reversed(self.runs):
+            if b <= start:
+                break
+            total += max(0.0, min(b, end) - max(a, start))
+        return total

@@ -63,12 +63,14 @@ class PipelinedProcessor(OnlineProcessor):
             return []
         current, encoding, offset = pending
         encoding.result()
-        steps = current.steps(self.transcriber.prompt_tokens(self.prompt()), self.last_tokens)
+        prompt, reference = self.prompt(), self.last_tokens
+        steps = current.steps(self.transcriber.prompt_tokens(prompt), reference)
         head = self.accelerator.submit(lambda: _advance(steps, 1 + self.allocation.handoff_tokens))
         self._encode_next(snapshot)  # queued behind the head, overlapping the CPU's decoding below
         if head.result() is None:
             self._decode_rest(steps)
-        return self._apply(self.accelerator.submit(current.assemble).result(), offset)
+        result = self.accelerator.submit(current.assemble).result()
+        return self._apply(self._heard_out(result, current.audio, prompt, offset), offset)
 
     def _encode_next(self, snapshot: np.ndarray | None) -> None:
         if snapshot is not None:

@@ -5,7 +5,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -27,6 +27,9 @@ SETTLE_S = 0.3  # with a voice-activity detector: a round that heard this much s
 PRE_ROLL_S = 1.0  # audio kept before the next speech: Silero notices speech up to ~0.6 s after it starts (0.3 s
 # cut the first word of a clip whose speech starts at once, e.g. fleurs-en-004's "Many": docs/bench/pre-roll)
 KEEP_CONFIRMED_S = 1.0  # trimming at words keeps about this much confirmed speech at the buffer's start
+UNHEARD_S = 1.0  # with a voice-activity detector: a round that stops with this much speech after its last word
+# stopped early (a hush-word round can end after one word, before speech it never said: docs/bench/early-stop)
+LONGEST_WORD_S = 1.0  # a last word timed longer than this covers speech the round skipped (it heard only this much)
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
 
 
@@ -44,6 +47,9 @@ class RoundTranscriber(Protocol):
 
     def unguarded(self) -> AbstractContextManager[None]:
         """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""
+
+    def padded(self) -> AbstractContextManager[None]:
+        """Rounds inside this block are padded to 30 s."""
 
     def at_stream_end(self) -> AbstractContextManager[None]:
         """Rounds inside this block are the stream's last: unguarded and padded to 30 s."""
@@ -67,6 +73,7 @@ class LoopStats:
     reduced_steps: int = 0
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
+    early_retries: int = 0  # unpadded rounds that stopped before speech they did not say, redone padded
     guard_stops: int = 0  # rounds the guard ended at the end of their audio or at a loop (loop stop)
     budget_stops: int = 0  # rounds whose final decoding stopped at its token budget
     skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
@@ -84,6 +91,7 @@ class LoopStats:
         self.beam_sum += sum(r.beam_widths)
         self.reduced_steps += sum(1 for b in r.beam_widths if b < full_beam)
         self.padded_retries += r.padded_retry
+        self.early_retries += r.early_retry
         self.guard_stops += r.guarded
         self.budget_stops += r.at_budget
         self.round_times.append(r.encode_s + r.decode_s + r.align_s)
@@ -174,8 +182,24 @@ class OnlineProcessor:
     def _round(self) -> list[Word]:
         """One round on the buffer; returns the words it confirmed."""
         forced = self._begin_round()
-        result = self.transcriber.transcribe(self.window(), self.prompt(), self.last_tokens)
-        return forced + self._apply(result, self.buffer_offset)
+        audio, prompt = self.window(), self.prompt()
+        result = self.transcriber.transcribe(audio, prompt, self.last_tokens)
+        return forced + self._apply(self._heard_out(result, audio, prompt, self.buffer_offset), self.buffer_offset)
+
+    def _heard_out(self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float) -> RoundResult:
+        """The round, or, when it stopped early (unpadded and not guarded, its last word followed by UNHEARD_S
+        of speech the voice-activity detector heard, or stretched over it), the round redone padded to 30 s."""
+        if self.vad is None or result.padded or result.guarded or not result.words:
+            return result
+        last = result.words[-1]
+        heard = offset + min(last.end, last.start + LONGEST_WORD_S)
+        if self.vad.speech_between(heard, offset + result.audio_s) < UNHEARD_S:
+            return result
+        with self.transcriber.padded():
+            again = self.transcriber.transcribe(audio, prompt, self.last_tokens)
+        return replace(again, early_retry=True, encode_s=result.encode_s + again.encode_s,
+                       decode_s=result.decode_s + again.decode_s, align_s=result.align_s + again.align_s,
+                       encoder_gflops=result.encoder_gflops + again.encoder_gflops)
 
     def _silent(self) -> bool:
         """With a voice-activity detector: the latest round already heard the end of the speech and some

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import mlx.core as mx
 import numpy as np
-from mlx_whisper.audio import HOP_LENGTH
+from mlx_whisper.audio import HOP_LENGTH, N_FRAMES
 
 from engine.decoder.beam_search import decode_beam, iter_decode_beam, run_steps
 from mlx_whisper.decoding import compression_ratio
@@ -59,12 +59,18 @@ class RoundResult:
     beam_widths: list[int]
     guarded: bool = False  # the guard ended the decoding at the end of the audio or at a loop (DecodeOptions)
     padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
+    early_retry: bool = False  # the unpadded round stopped before speech it did not say and was redone padded
     audio_s: float = 0.0  # the length of the round's audio
     at_budget: bool = False  # its final decoding stopped at its token budget (a runaway even padded)
 
     @property
     def words(self) -> list[Word]:
         return [w for s in self.segments for w in s.words]
+
+    @property
+    def padded(self) -> bool:
+        """Whether the round's audio was padded to 30 s (the encoder saw a whole window)."""
+        return self.encoder_frames >= N_FRAMES
 
 
 @dataclass
@@ -149,15 +155,20 @@ class Transcriber:
         return bool(self.decode_options.guard_frames) or self.padding.kind == "hush"
 
     @contextmanager
+    def padded(self) -> Iterator[None]:
+        """Rounds decoded inside this block are padded to 30 s."""
+        padding, self.padding = self.padding, PAD30
+        try:
+            yield
+        finally:
+            self.padding = padding
+
+    @contextmanager
     def at_stream_end(self) -> Iterator[None]:
         """The stream's last rounds: unguarded, and padded to 30 s. A stream-shaped hush word stops before a
         word that ends at the very end of its audio (the next round will say it); at the end there is none."""
-        padding, self.padding = self.padding, PAD30
-        try:
-            with self.unguarded():
-                yield
-        finally:
-            self.padding = padding
+        with self.padded(), self.unguarded():
+            yield
 
     @property
     def max_buffer_s(self) -> float:

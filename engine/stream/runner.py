@@ -116,6 +116,7 @@ def run_stream(
         cpu_s=time.process_time() - cpu0,
         forced=stats.forced,
         padded_retries=stats.padded_retries,
+        early_retries=stats.early_retries,
         guard_stops=stats.guard_stops,
         budget_stops=stats.budget_stops,
         skipped_rounds=stats.skipped,

@@ -44,6 +44,7 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "wer_counts": asdict(counts),
         "forced": _done_total(measured, "forced"),
         "padded_retries": _done_total(measured, "padded_retries"),
+        "early_retries": _done_total(measured, "early_retries"),
         "guard_stops": _done_total(measured, "guard_stops"),
         "budget_stops": _done_total(measured, "budget_stops"),
         "skipped_rounds": _done_total(measured, "skipped_rounds"),
@@ -118,7 +119,7 @@ def _lat(stats: dict) -> str:
 HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90 / p99) "
           "| first shown s (mean / median / p90 / p99) | corrections | lower bound s (mean / median / p90 / p99) "
           "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
-          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | guard stops "
+          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | early retries | guard stops "
           "| budget stops | rounds skipped (silence) | late (max delay) |")
 
 
@@ -143,6 +144,7 @@ def markdown(summary: dict) -> str:
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
                 f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "
+                f"| {_count(row.get('early_retries'))} "
                 f"| {_count(row.get('guard_stops'))} | {_count(row.get('budget_stops'))} "
                 f"| {_count(row.get('skipped_rounds'))} "
                 f"| {_count(row.get('late'))} |")

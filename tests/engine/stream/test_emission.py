@@ -138,7 +138,12 @@ def test_the_detector_hears_speech_and_not_silence():
     for start in range(0, len(speech), 700):  # any piece size
         detector.accept(speech[start : start + 700])
     assert detector.speech_since(1.5)
-    assert 1.0 + len(speech) / SAMPLE_RATE - 0.4 < detector.voice_end <= 1.0 + len(speech) / SAMPLE_RATE + 0.1
+    end = 1.0 + len(speech) / SAMPLE_RATE
+    assert end - 0.4 < detector.voice_end <= end + 0.1
+    assert detector.speech_between(0.0, 1.0) == 0.0
+    assert 0.6 * (end - 1.0) < detector.speech_between(1.0, end) <= end - 1.0
+    assert detector.speech_between(1.0, 1.5) + detector.speech_between(1.5, end) == \
+        pytest.approx(detector.speech_between(0.0, end + 1.0))
 
 
 def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_it(tiny_model, tmp_path):
