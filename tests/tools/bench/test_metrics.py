@@ -229,7 +229,7 @@ def test_report_table_json_and_plots(tmp_path):
     assert "| offline tiny.en (gold) | 1 | 0.0 | 0 / 0 / 0 |" in table
     assert overall["rows"][0]["forced"] == 2 and overall["rows"][0]["wer_counts"]["deletions"] == 0
     assert (overall["rows"][0]["padded_retries"], overall["rows"][0]["guard_stops"]) == (2, 4)
-    assert table.splitlines()[8].endswith("| 1 | 2 | – | – | – |")  # padded retries, guard stops; skipped rounds and late words not recorded
+    assert table.splitlines()[8].endswith("| 1 | – | 2 | – | – | – |")  # padded retries, early retries not recorded, guard stops; skipped rounds and late words not recorded
     _, written = write_report(records, tmp_path)
     assert sorted(p.name for p in written) == ["ablation.png", "latency_over_time.png", "latency_vs_wer.png",
                                                "results.json", "table.md"]
