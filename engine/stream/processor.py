@@ -48,8 +48,8 @@ class RoundTranscriber(Protocol):
     def unguarded(self) -> AbstractContextManager[None]:
         """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""
 
-    def padded(self) -> AbstractContextManager[None]:
-        """Rounds inside this block are padded to 30 s."""
+    def padded_twin(self) -> RoundTranscriber:
+        """The same transcriber padded to 30 s (a separate object: a pipelined encoder may be using this one)."""
 
     def at_stream_end(self) -> AbstractContextManager[None]:
         """Rounds inside this block are the stream's last: unguarded and padded to 30 s."""
@@ -195,8 +195,7 @@ class OnlineProcessor:
         heard = offset + min(last.end, last.start + LONGEST_WORD_S)
         if self.vad.speech_between(heard, offset + result.audio_s) < UNHEARD_S:
             return result
-        with self.transcriber.padded():
-            again = self.transcriber.transcribe(audio, prompt, self.last_tokens)
+        again = self.transcriber.padded_twin().transcribe(audio, prompt, self.last_tokens)
         return replace(again, early_retry=True, encode_s=result.encode_s + again.encode_s,
                        decode_s=result.decode_s + again.decode_s, align_s=result.align_s + again.align_s,
                        encoder_gflops=result.encoder_gflops + again.encoder_gflops)

@@ -155,20 +155,22 @@ class Transcriber:
         return bool(self.decode_options.guard_frames) or self.padding.kind == "hush"
 
     @contextmanager
-    def padded(self) -> Iterator[None]:
-        """Rounds decoded inside this block are padded to 30 s."""
-        padding, self.padding = self.padding, PAD30
-        try:
-            yield
-        finally:
-            self.padding = padding
-
-    @contextmanager
     def at_stream_end(self) -> Iterator[None]:
         """The stream's last rounds: unguarded, and padded to 30 s. A stream-shaped hush word stops before a
         word that ends at the very end of its audio (the next round will say it); at the end there is none."""
-        with self.padded(), self.unguarded():
-            yield
+        padding, self.padding = self.padding, PAD30
+        try:
+            with self.unguarded():
+                yield
+        finally:
+            self.padding = padding
+
+    def padded_twin(self) -> Transcriber:
+        """This transcriber, padded to 30 s: a separate one, as a pipelined encoder may be using this one."""
+        twin = Transcriber(self.loaded, language=self.language, padding=PAD30, decode=self.decode_options,
+                           word_timestamps=self.word_timestamps, silence_gate=self.silence_gate)
+        twin.guarded = self.guarded
+        return twin
 
     @property
     def max_buffer_s(self) -> float:
@@ -214,7 +216,7 @@ class Transcriber:
 
     def padded_round(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None) -> tuple[Encoded, DecodeResult]:
         """Redo a degenerate round padded to 30 s, which does not run away."""
-        padded = Transcriber(self.loaded, language=self.language, padding=PAD30, decode=self.decode_options)
+        padded = self.padded_twin()
         again = padded.encode(encoded.audio)
         return again, padded.decode(again.features, prompt_tokens, reference, again.audio_steps)
 
