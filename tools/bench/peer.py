@@ -8,6 +8,7 @@ call the script makes, reads the file with soundfile and resamples with soxr, so
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import runpy
@@ -21,8 +22,10 @@ from pathlib import Path
 import soundfile as sf
 
 from engine.errors import WhisperFlowError
+from tools.bench.memory import peak_rss_mb
 
 PEER_LABEL = "peer"
+PEAK_MARK = "peer peak RSS MB: "  # the launcher's last line on stderr (the wait4 figure includes the bench's own)
 PEER_SETTINGS = {"system": "whisper_online.py (ufal/whisper_streaming)", "backend": "faster-whisper",
                  "device": "cpu", "compute_type": "int8", "min_chunk_s": 1.0, "buffer_trimming_s": 15.0}
 
@@ -51,7 +54,7 @@ def _words(line: str) -> list[dict]:
 
 def run_peer(script: Path, audio: Path, model_dir: Path, pace: str) -> dict:
     """Stream audio through the peer at pace (realtime: its simultaneous mode; otherwise its computation-unaware
-    mode); returns a stream record's words, done totals and peak memory."""
+    mode); returns a stream record's words, done totals and peak memory (the child's own: PEAK_MARK)."""
     args = [sys.executable, "-m", "tools.bench.peer", str(script), str(audio), "--model", "tiny.en", "--model_dir",
             str(model_dir), "--lan", "en", "--backend", "faster-whisper", "--min-chunk-size", "1.0", "-l", "ERROR"]
     if pace != "realtime":
@@ -60,18 +63,20 @@ def run_peer(script: Path, audio: Path, model_dir: Path, pace: str) -> dict:
     with tempfile.TemporaryFile("w+") as err:
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True)
         out = process.stdout.read()
-        _, status, usage = os.wait4(process.pid, 0)  # the child's own CPU time and peak memory
+        _, status, usage = os.wait4(process.pid, 0)  # the child's own CPU time
         wall = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status):
-            err.seek(0)
-            tail = err.read().strip().splitlines()[-3:]
-            raise WhisperFlowError("the peer failed:\n  " + "\n  ".join(tail))
+        err.seek(0)
+        said = err.read().strip().splitlines()
+    peaks = [float(line.removeprefix(PEAK_MARK)) for line in said if line.startswith(PEAK_MARK)]
+    if os.waitstatus_to_exitcode(status):
+        errors = [line for line in said if not line.startswith(PEAK_MARK)]
+        raise WhisperFlowError("the peer failed:\n  " + "\n  ".join(errors[-3:]))
     lines = [line for line in out.splitlines() if line.strip() and line.split()[0].replace(".", "").isdigit()]
     words = [w for line in lines for w in _words(line)]
     return {"words": words,
             "done": {"audio_s": sf.info(str(audio)).duration, "wall_s": wall, "rounds": None,
                      "cpu_s": usage.ru_utime + usage.ru_stime, "notices": []},
-            "peak_rss_mb": usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)}
+            "peak_rss_mb": peaks[-1] if peaks else None}
 
 
 def _cpu_int8_model():
@@ -100,6 +105,7 @@ def _librosa_shim() -> types.ModuleType:
 def main() -> None:
     """Run SCRIPT with the rest of the arguments, with the CPU model and the librosa shim in place."""
     script, *rest = sys.argv[1:]
+    atexit.register(lambda: print(f"{PEAK_MARK}{peak_rss_mb():.1f}", file=sys.stderr, flush=True))
     _cpu_int8_model()
     sys.modules["librosa"] = _librosa_shim()
     sys.argv = [script, *rest]

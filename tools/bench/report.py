@@ -140,7 +140,7 @@ def markdown(summary: dict) -> str:
                 f"| {row['config']} | {row['files']} | {_f(row['wer'], 1, 100)} | {_sdi(row['wer_counts'])} "
                 f"| {_count(row['forced'])} | {_count(row.get('dropped_s'))} | {_lat(row['latency'])} "
                 f"| {_lat(row['shown']) if row.get('shown') else '–'} | {_count(row.get('corrections'))} "
-                f"| {_lat(row['lower_bound'])} | {c.get('rounds', '–')} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
+                f"| {_lat(row['lower_bound'])} | {_count(c.get('rounds'))} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
                 f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import time
 
@@ -22,14 +21,9 @@ from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
 from engine.model.whisper_model import load_model
 from engine.audio.files import SAMPLE_RATE
+from tools.bench.memory import peak_rss_mb
 
 PROGRESS_EVERY_S = 0.5
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (ru_maxrss is KiB on Linux, bytes on macOS)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def run_job(job: dict, emit) -> None:

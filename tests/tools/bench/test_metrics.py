@@ -237,6 +237,14 @@ def test_report_table_json_and_plots(tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["groups"][0]["rows"][0]["wer"] == pytest.approx(0.1)
 
 
+def test_a_row_without_rounds_prints_dashes_for_them():
+    peer = _stream("peer", "measured", "a", "short", 1, [(0.5, 2.0)])
+    del peer["round_s"], peer["beam"], peer["done"]["rounds"], peer["done"]["encode_s"], peer["done"]["decode_s"]
+    table = markdown(summarize_run([{"type": "meta", "pace": "realtime"}, peer]))
+    row = next(line for line in table.splitlines() if line.startswith("| peer |"))
+    assert "None" not in row and "| – | – (– / – / –) |" in row
+
+
 def test_wer_difference_is_paired_by_file():
     files = [f"clip{i}" for i in range(12)]
     base = [_stream("baseline", "measured", f, "short", i % 3, []) for i, f in enumerate(files)]
