@@ -24,8 +24,12 @@ $wf calibrate --png "$out/calibration.png" > "$out/calibration.md"
 #    ufal/whisper_streaming beside this one, or PEER_SCRIPT=path/to/whisper_online.py; skipped with a note without it)
 $wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long" --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
   --configs "${ABLATION[@]}" "flow, alignatt=flow:emit=alignatt" low-power peer
-# 3. the short clips: baseline and flow
-$wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow
+# 2b. the targets, with every figure: baseline, flow (and flow with agreement alone), low-power and the peer
+$wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long-targets" \
+  --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
+  --configs baseline "+ agreement gap=flow:emit=agreement" flow low-power peer
+# 3. the short clips: baseline, flow and flow padded to 30 s
+$wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow "flow, padded=flow:hush=off"
 # 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast, on the long-form
 #     file and the short clips; and the same for base where it is installed (uv sync --extra base)
 $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off" low-power
