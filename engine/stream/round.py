@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from copy import copy
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -167,9 +168,8 @@ class Transcriber:
 
     def padded_twin(self) -> Transcriber:
         """This transcriber, padded to 30 s: a separate one, as a pipelined encoder may be using this one."""
-        twin = Transcriber(self.loaded, language=self.language, padding=PAD30, decode=self.decode_options,
-                           word_timestamps=self.word_timestamps, silence_gate=self.silence_gate)
-        twin.guarded = self.guarded
+        twin = copy(self)
+        twin.padding = PAD30
         return twin
 
     @property
