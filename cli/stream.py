@@ -48,6 +48,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vad", action=argparse.BooleanOptionalAction, default=None,
                    help="skip rounds over silence and confirm the words at each pause (Silero VAD)")
     p.add_argument("--hush", action=argparse.BooleanOptionalAction, default=None, help="append the hush word instead of padding to 30 s")
+    p.add_argument("--hush-min", type=float, default=None, metavar="S",
+                   help="put silence before the hush word until the encoder's input lasts S seconds (0: none)")
     p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
     p.add_argument("--beam-pruning", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
@@ -63,7 +65,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
 
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
                "policy": "--policy", "guard_frames": "--guard", "loop_tokens": "--loop-stop", "emit_margin_s": "--emit-margin",
-               "max_delay_s": "--max-delay", "agree_gap_s": "--agree-gap", "buffer_trimming_s": "--trim"}
+               "max_delay_s": "--max-delay", "agree_gap_s": "--agree-gap", "buffer_trimming_s": "--trim",
+               "hush_min_s": "--hush-min"}
 
 
 def _pace(value: str) -> str:
@@ -80,7 +83,7 @@ def _config_from(args):
 
     return validate_stream_config(StreamConfig(
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
-        hush=args.hush, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
+        hush=args.hush, hush_min_s=args.hush_min, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
         pipeline=args.pipeline, guard_frames=args.guard, loop_tokens=args.loop_stop, emit=args.emit, emit_margin_s=args.emit_margin, agree_gap_s=args.agree_gap,
         max_delay_s=args.max_delay, buffer_trimming_s=args.trim, trim_at=args.trim_at, vad=args.vad,
     ), FLAG_LABELS)

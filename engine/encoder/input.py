@@ -16,12 +16,15 @@ class Padding:
     """How the buffer is extended before encoding.
 
     kind: "pad30" (zeros to 30 s, Whisper's way), "none", "zeros" or "noise" (``seconds``
-    of it), or "hush" (the learned ``samples`` appended).
+    of it), or "hush" (the learned ``samples`` appended). min_seconds: silence goes between a shorter
+    buffer and what is appended until the encoder's input lasts this long (a few seconds of audio alone
+    make a hushed round less sure of its words: docs/bench/hush-min).
     """
 
     kind: str = "pad30"
     seconds: float = 0.0
     samples: np.ndarray | None = None
+    min_seconds: float = 0.0
 
     def label(self) -> str:
         return {"pad30": "pad to 30 s", "none": "no padding", "hush": "hush word"}.get(
@@ -56,7 +59,9 @@ def encoder_mel(audio: np.ndarray, padding: Padding, n_mels: int = 80) -> mx.arr
     audio = audio[: max_audio_samples(padding)].astype(np.float32)
     if padding.kind == "pad30":
         return log_mel_spectrogram(audio, n_mels, padding=N_SAMPLES)[:N_FRAMES]
-    full = np.concatenate([audio, tail_for(padding)])
+    tail = tail_for(padding)
+    silence = max(0, int(round(padding.min_seconds * SAMPLE_RATE)) - len(audio) - len(tail))
+    full = np.concatenate([audio, np.zeros(silence, np.float32), tail])
     mel = log_mel_spectrogram(full, n_mels)
     n = min(N_FRAMES, mel.shape[0] - mel.shape[0] % 2)
     return mel[:n]

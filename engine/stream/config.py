@@ -19,13 +19,13 @@ PACES = ("realtime", "fast", "unaware")
 
 # What each policy turns on; explicit flags override. The baseline is Whisper-Streaming: padded to 30 s, beam 5,
 # serial, 1 s chunks, LocalAgreement-2, trimmed at segment ends. `flow` runs rounds back to back on the hush word
-# with the guard and the loop stop, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
+# (after silence up to 8 s: docs/bench/hush-min) with the guard and the loop stop, keeps the buffer short by trimming at confirmed words, and finalizes at pauses (measured in
 # docs/bench/long), serially on one BLAS thread (a short buffer's products gain nothing from a second core).
 # `low-power` is for a laptop on battery: fewer rounds (greedy rounds lost 12 s of the long-form file once).
 _WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
-                          emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, guard_frames=0,
-                          loop_tokens=0)
-_FLOW = dict(_WHISPER_STREAMING, hush=True, guard_frames=8, loop_tokens=8, beam_size=5, beam_pruning=True,
+                          emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, hush_min_s=0.0,
+                          guard_frames=0, loop_tokens=0)
+_FLOW = dict(_WHISPER_STREAMING, hush=True, hush_min_s=8.0, guard_frames=8, loop_tokens=8, beam_size=5, beam_pruning=True,
              verify=True, pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0, trim_at="word", vad=True,
              max_delay_s=2.0, emit="hybrid", emit_margin_s=0.3, agree_gap_s=0.6)
 POLICIES: dict[str, dict] = {
@@ -51,6 +51,7 @@ class StreamConfig:
     max_delay_s: float | None = None  # a word tentative this long after it was first shown is confirmed (0: never)
     vad: bool | None = None  # skip rounds over silence and finalize the words at each pause (Silero VAD)
     hush: bool | None = None
+    hush_min_s: float | None = None  # silence before the hush word until the encoder's input lasts this long
     beam_size: int | None = None
     beam_pruning: bool | None = None
     verify: bool | None = None  # accept re-read text in one teacher-forced pass (one-pass verification)
@@ -86,6 +87,7 @@ LIMITS: dict[str, tuple[float, float, str]] = {
     "min_chunk_s": (0.1, 10.0, " s"),
     "buffer_trimming_s": (2.0, 25.0, " s"),
     "emit_margin_s": (0.0, 2.0, " s"),
+    "hush_min_s": (0.0, 29.5, " s"),
     "agree_gap_s": (0.0, 3.0, " s"),
     "max_delay_s": (0.0, 30.0, " s"),
     "beam_size": (1, 16, ""),
@@ -173,6 +175,8 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         padding = choice.padding
         if padding is PAD30:
             notices.append(choice.note)
+        else:
+            padding = replace(padding, min_seconds=config.hush_min_s or 0.0)
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
                            verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0,
                            loop_tokens=config.loop_tokens or 0)

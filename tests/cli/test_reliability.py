@@ -19,6 +19,7 @@ from test_stream import CLIP, read_jsonl, wer, whisperflow
     (["stream", str(CLIP), "--min-chunk", "nan"], "--min-chunk must be from 0.1 to 10 s (got nan)"),
     (["stream", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
     (["stream", str(CLIP), "--beam", "-1"], "--beam must be from 1 to 16 (got -1)"),
+    (["stream", str(CLIP), "--hush-min", "31"], "--hush-min must be from 0 to 29.5 s (got 31)"),
     (["transcribe", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
     (["stream", str(CLIP), "--language", "klingon"], "--language must be a language Whisper knows"),
     (["stream", str(CLIP), "--model", "tiny"], "--model must be one of"),

@@ -211,7 +211,13 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
     ((("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
      (("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)),
      ["century"]),
-], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled"])
+    # LJ001-0009 cut at 4.48 s with silence before the hush word: "maybe" was confirmed at 2.66-2.78 s, the next
+    # rounds said "may be" at 2.06-2.64 and 2.64-2.98; by its middle "be" looked new, and "maybe be" came out.
+    ((("purpose,", 1.52, 2.04), ("maybe", 2.66, 2.78)),
+     (("purpose", 1.5, 2.06), ("may", 2.06, 2.64), ("be", 2.64, 2.98), ("considered", 2.98, 3.24)),
+     ["considered"]),
+], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
+        "confirmed-word-said-in-two"])
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)
