@@ -21,9 +21,10 @@ def said(result) -> list[str]:
     return [w.text.strip(" ,.").lower() for w in result.words]
 
 
-def heard_out(tiny_model, audio: np.ndarray):
-    """The round over audio as `flow` runs it, and what the loop makes of it."""
-    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
+def heard_out(tiny_model, audio: np.ndarray, hush_min_s: float = 0.0):
+    """The round over audio as `flow` runs it, and what the loop makes of it. The recorded run had the hush word
+    alone (hush_min_s=0); flow's silence up to 8 s before it (docs/bench/hush-min) reads this buffer whole."""
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", hush_min_s=hush_min_s))
     processor.insert_audio_chunk(audio)  # the voice-activity detector hears it on the stream clock
     first = processor.transcriber.transcribe(audio, PROMPT)
     return first, processor._heard_out(first, audio, PROMPT, 0.0)
@@ -36,6 +37,11 @@ def test_a_round_that_stops_before_speech_it_heard_is_redone_padded(tiny_model):
     assert result.early_retry and result.padded and not first.padded
     assert said(result)[:3] == ["types", "the", "gutenberg"], said(result)
     assert result.encode_s > first.encode_s and result.encoder_gflops > first.encoder_gflops  # both rounds' cost
+
+
+def test_with_silence_before_the_hush_word_the_same_round_reads_on(tiny_model):
+    first, result = heard_out(tiny_model, long_form(CUT_S, 46.52), hush_min_s=8.0)
+    assert said(first)[:3] == ["types", "the", "gutenberg"] and result is first and not result.early_retry
 
 
 def test_a_round_that_stops_before_silence_is_kept(tiny_model):
