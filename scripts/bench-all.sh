@@ -33,12 +33,14 @@ $wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long-targ
 #     round (--pace replay:, deterministic) and scored in one table
 long=../shared/corpus/longform/ljspeech_LJ001-0001_to_0032.wav
 runs=$(mktemp -d)
+rm -rf "$out/schedules/scored"  # --score-jsonl adds its row to what is there
 for policy in baseline flow; do
   for k in 0 1 2 3; do
     $wf stream --policy "$policy" --pace "replay:docs/bench/schedules/$policy-$k.jsonl" --jsonl "$runs/$policy-$k.jsonl" "$long" > /dev/null
     $wf bench "${REF[@]}" --score-jsonl "$runs/$policy-$k.jsonl" --audio "$long" --label "$policy, schedule $k" --out "$out/schedules/scored"
   done
 done
+rm -rf "$runs"
 # 3. the short clips: baseline and flow (flow padded to 30 s is in step 3c)
 $wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow
 # 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast, on the long-form
