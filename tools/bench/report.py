@@ -124,21 +124,25 @@ HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | lat
 
 
 def _intro(meta: dict) -> list[str]:
-    """The table's title and how it was measured; a folder of --score-jsonl rows alone has no bench run's meta."""
-    if "pace" not in meta:
-        return ["# WhisperFlow bench: scored stream JSONLs", "",
-                "Each row is a stream JSONL scored with `whisperflow bench --score-jsonl`; its latency is on the clock "
-                "the JSONL recorded. Word end times: forced alignment where the corpus has it, else an offline "
-                "transcription. WER after Whisper's English normalizer.", ""]
-    return [f"# WhisperFlow bench ({meta.get('started', '')})", "",
-            f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound is the computation-unaware "
-            f"pace. Word end times: forced alignment where the corpus has it, else offline "
-            f"{meta.get('reference_model', '?')}. WER after Whisper's English normalizer.", ""]
+    """The table's title and how it was measured."""
+    if "pace" in meta:
+        title = f"# WhisperFlow bench ({meta.get('started', '')})"
+        clock = (f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound is the computation-unaware "
+                 "pace.")
+        reference = f"offline {meta.get('reference_model', '?')}"
+    else:  # a folder of --score-jsonl rows alone: no bench run wrote its meta
+        title = "# WhisperFlow bench: scored stream JSONLs"
+        clock = ("Each row is a stream JSONL scored with `whisperflow bench --score-jsonl`; its latency is on the clock "
+                 "the JSONL recorded.")
+        reference = "an offline transcription"
+    return [title, "", f"{clock} Word end times: forced alignment where the corpus has it, else {reference}. "
+            "WER after Whisper's English normalizer.", ""]
 
 
 def markdown(summary: dict) -> str:
     """One table per kind of audio, with the offline gold rows, and notes on how it was measured."""
-    lines = _intro(summary["meta"])
+    meta = summary["meta"]
+    lines = _intro(meta)
     for group in summary["groups"]:
         lines += [f"## {group['kind']}", "", HEADER, "|" + "---|" * HEADER.count(" | ") + "---|"]
         for row in group["rows"]:
@@ -166,7 +170,7 @@ def markdown(summary: dict) -> str:
         lines += [f"Note: {n}." for n in notices]
         lines.append("")
     lines += [f"Note: {n}." for n in summary.get("notes", [])]
-    machine = summary["meta"].get("machine", {})
+    machine = meta.get("machine", {})
     if machine:
         lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}.")
     return "\n".join(lines) + "\n"
