@@ -54,7 +54,7 @@ class HypothesisBuffer:
         timed to end inside it (word ends near a round's audio end run late: "15th" confirmed as ending at
         31.20 s, "century" then heard at 31.04-31.40 s; docs/bench/agreement-midpoint)."""
         shifted = [Word(w.text, w.start + offset, w.end + offset, w.probability) for w in words]
-        self.new = self._unsaid(shifted)
+        self.new = self._after_resaid(shifted)
         if self.new and abs(self.new[0].start - self.last_committed_time) < 1 and self.committed_in_buffer:
             # drop an n-gram (n ≤ 5) the round repeats from the end of what is already confirmed
             for n in range(1, min(len(self.committed_in_buffer), len(self.new), 5) + 1):
@@ -91,6 +91,17 @@ class HypothesisBuffer:
             self.last_committed_time = words[-1].end
             self.committed_in_buffer.extend(words)
             self.history = [(end, self._unsaid(ws)) for end, ws in self.history]
+
+    def _after_resaid(self, words: list[Word]) -> list[Word]:
+        """The round's new words when its first words say the confirmed words at the buffer's start again, in
+        order: they are those words however the round timed them, and every word after them is new. A round that
+        stopped after them can time them at the end of its audio, over speech it never said ("movable type the"
+        confirmed at 139.9-141.1 s, said again at 146.5-147.3; by time, the words between were already said, and
+        were lost: docs/bench/resaid). Otherwise, the words _unsaid finds new."""
+        n = agreed(words, self.committed_in_buffer)
+        if self.committed_in_buffer and n == len(self.committed_in_buffer):
+            return words[n:]
+        return [] if n == len(words) else self._unsaid(words)
 
     def _unsaid(self, words: list[Word]) -> list[Word]:
         """The words whose middle lies after the end of the confirmed words (see insert), and every word after

@@ -216,8 +216,26 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
     ((("purpose,", 1.52, 2.04), ("maybe", 2.66, 2.78)),
      (("purpose", 1.5, 2.06), ("may", 2.06, 2.64), ("be", 2.64, 2.98), ("considered", 2.98, 3.24)),
      ["considered"]),
+    # The long-form file, the buffer cut before the confirmed "movable type the" (139.9-141.1 s): a round said only
+    # those words again, timed at the end of its audio. By time they were new, and once confirmed, the speech
+    # between ("the aforesaid Gutenberg Bible is printed in letters which are an exact imitation of") was lost.
+    ((("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
+     (("movable", 146.46, 146.9), ("type", 146.9, 147.1), ("the", 147.1, 147.3)),
+     []),
+    # The round after it said them again in place, then the words they were waiting for.
+    ((("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
+     (("movable", 139.9, 140.3), ("type", 140.3, 140.9), ("the", 140.9, 141.3), ("aforesaid", 141.3, 141.9)),
+     ["aforesaid"]),
+    # The same file: the confirmed "an" timed to the end of the audio, where the next word was squeezed (224.48-225.2
+    # s). The next round said the confirmed words again and "exceedingly" at 224.82-225.3, inside "an": it is new,
+    # because it comes after the round's copy of every confirmed word.
+    ((("and", 223.66, 224.22), ("used", 224.22, 224.48), ("an", 224.48, 225.2)),
+     (("and", 223.66, 224.24), ("used", 224.24, 224.5), ("an", 224.5, 224.82), ("exceedingly", 224.82, 225.3),
+      ("beautiful", 225.3, 225.88)),
+     ["exceedingly", "beautiful"]),
 ], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
-        "confirmed-word-said-in-two"])
+        "confirmed-word-said-in-two", "confirmed-words-said-again-late", "confirmed-words-said-again-in-place",
+        "word-after-the-confirmed-words-timed-inside-them"])
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)
