@@ -7,6 +7,7 @@ word (the later round's spelling is kept), so a comma moving does not stall conf
 """
 from __future__ import annotations
 
+from engine.scoring.align import align
 from engine.session.words import Word
 
 # Without agreement a word is not confirmed if it is stretched over seconds, nearly improbable, or starts
@@ -14,12 +15,18 @@ from engine.session.words import Word
 MAX_FORCED_WORD_S = 2.0
 MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
+RESAID_MISSES = 0.25  # a round says the buffer's confirmed words again if it misses or respells at most this share
 MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
+
+
+def spelling(text: str) -> str:
+    """A word's letters and digits, lower case."""
+    return "".join(c for c in text.lower() if c.isalnum())
 
 
 def same_word(a: str, b: str) -> bool:
     """Equal ignoring case and punctuation."""
-    return [c for c in a.lower() if c.isalnum()] == [c for c in b.lower() if c.isalnum()]
+    return spelling(a) == spelling(b)
 
 
 def agreed(a: list[Word], b: list[Word]) -> int:
@@ -93,15 +100,28 @@ class HypothesisBuffer:
             self.history = [(end, self._unsaid(ws)) for end, ws in self.history]
 
     def _after_resaid(self, words: list[Word]) -> list[Word]:
-        """The round's new words when its first words say the confirmed words at the buffer's start again, in
-        order: they are those words however the round timed them, and every word after them is new. A round that
-        stopped after them can time them at the end of its audio, over speech it never said ("movable type the"
-        confirmed at 139.9-141.1 s, said again at 146.5-147.3; by time, the words between were already said, and
-        were lost: docs/bench/resaid). Otherwise, the words _unsaid finds new."""
-        n = agreed(words, self.committed_in_buffer)
-        if self.committed_in_buffer and n == len(self.committed_in_buffer):
-            return words[n:]
-        return [] if n == len(words) else self._unsaid(words)
+        """The round's new words, found by text where it says the confirmed words at the buffer's start again.
+
+        A round re-transcribes its buffer from the start, and the buffer starts with confirmed words. Where the
+        round says them again, in order (at most RESAID_MISSES of them missing or spelled otherwise, the last one
+        said), they are those words however the round timed them, and every word after them is new. A round that
+        says nothing but confirmed words has nothing new. Otherwise the words _unsaid finds new, by time.
+        By time alone, words were lost when a round timed the confirmed words late: one said only "movable type
+        the" again, at the end of its audio, and the speech it had not reached counted as already said; another
+        confirmed "the" at the end of its audio, 1.6 s late, and "aforesaid Gutenberg" before it was lost
+        (docs/bench/resaid)."""
+        confirmed = self.committed_in_buffer
+        if not confirmed or not words:
+            return self._unsaid(words)
+        # aligned back to front, so that a word said twice pairs with its first copy
+        pairs = align([spelling(w.text) for w in reversed(confirmed)], [spelling(w.text) for w in reversed(words)])
+        said = {len(words) - 1 - p.hyp: len(confirmed) - 1 - p.ref for p in pairs if p.op == "hit"}
+        if len(said) == len(words):
+            return []
+        last = next((k for k, c in said.items() if c == len(confirmed) - 1), None)
+        if last is not None and len(confirmed) - len(said) <= RESAID_MISSES * len(confirmed):
+            return words[last + 1 :]
+        return self._unsaid(words)
 
     def _unsaid(self, words: list[Word]) -> list[Word]:
         """The words whose middle lies after the end of the confirmed words (see insert), and every word after

@@ -233,9 +233,22 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
      (("and", 223.66, 224.24), ("used", 224.24, 224.5), ("an", 224.5, 224.82), ("exceedingly", 224.82, 225.3),
       ("beautiful", 225.3, 225.88)),
      ["exceedingly", "beautiful"]),
+    # The long-form file in `baseline`'s 1.2 s rounds: "the" was confirmed at 47.78 s, at the end of a round's audio,
+    # though it was said at 46.2. The next round said the confirmed words again and then "aforementioned Gutenberg
+    # Bible" at 46.32-48.14 s; by time they were already said, and two words were lost.
+    # Its first word, cut by the buffer's start, came out otherwise ("respectively," then "satisfactorily").
+    ((("respectively,", 43.64, 44.6), ("with", 44.6, 44.9), ("movable", 44.9, 45.36), ("type,", 45.36, 45.84),
+      ("the", 47.78, 47.8)),
+     (("satisfactorily", 43.64, 44.58), ("with", 44.58, 44.9), ("movable", 44.9, 45.36), ("type", 45.36, 45.84),
+      ("the", 46.2, 46.32),
+      ("aforementioned", 46.32, 46.74), ("Gutenberg", 46.74, 47.44), ("Bible,", 47.44, 48.14)),
+     ["aforementioned", "Gutenberg", "Bible,"]),
+    # A confirmed word said again later in the round: the round's first copy is the confirmed one.
+    ((("the", 1.0, 1.2),), (("the", 1.0, 1.2), ("cat", 1.3, 1.6), ("the", 1.7, 1.8), ("dog", 1.9, 2.2)),
+     ["cat", "the", "dog"]),
 ], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
         "confirmed-word-said-in-two", "confirmed-words-said-again-late", "confirmed-words-said-again-in-place",
-        "word-after-the-confirmed-words-timed-inside-them"])
+        "word-after-the-confirmed-words-timed-inside-them", "confirmed-word-timed-late", "confirmed-word-said-again-later"])
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)
