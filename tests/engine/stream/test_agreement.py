@@ -248,7 +248,8 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
      ["cat", "the", "dog"]),
 ], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
         "confirmed-word-said-in-two", "confirmed-words-said-again-late", "confirmed-words-said-again-in-place",
-        "word-after-the-confirmed-words-timed-inside-them", "confirmed-word-timed-late", "confirmed-word-said-again-later"])
+        "word-after-the-confirmed-words-timed-inside-them", "confirmed-word-timed-late",
+        "confirmed-word-said-again-later"])
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)
