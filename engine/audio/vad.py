@@ -92,3 +92,15 @@ class SpeechDetector:
                 break
             total += max(0.0, min(b, end) - max(a, start))
         return total
+
+    def last_speech_from(self, end: float, seconds: float) -> float | None:
+        """Where the last `seconds` of speech before end begin (stream seconds); None when less was heard."""
+        left = seconds
+        for a, b in reversed(self.runs):
+            b = min(b, end)
+            if b <= a:
+                continue
+            if b - a >= left:
+                return b - left
+            left -= b - a
+        return None

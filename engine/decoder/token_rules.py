@@ -37,7 +37,9 @@ class TokenRules:
         max_initial_timestamp_index: int | None = 50,
         max_timestamp_index: int | None = None,
         suppress_blank: bool = True,
+        speech_until: int = 0,
     ):
+        """speech_until: EOT is masked until a timestamp of at least this index has been sampled."""
         self.tokenizer = tokenizer
         self.sample_begin = sample_begin
         self.with_timestamps = with_timestamps
@@ -45,6 +47,7 @@ class TokenRules:
         self.eot = tokenizer.eot
         self.max_initial = max_initial_timestamp_index
         self.max_ts = max_timestamp_index
+        self.speech_until = speech_until
         suppress = set(tokenizer.non_speech_tokens)
         suppress.update([tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm])
         if tokenizer.no_speech is not None:
@@ -83,6 +86,8 @@ class TokenRules:
                 else:
                     logits[k, : self.eot] = -np.inf
             stamps = [v for v in seq if v > ts]
+            if self.speech_until and (not stamps or stamps[-1] - ts < self.speech_until):
+                logits[k, self.eot] = -np.inf
             if stamps:
                 floor = stamps[-1] if (last_ts and not penult_ts) else stamps[-1] + 1
                 logits[k, ts:floor] = -np.inf

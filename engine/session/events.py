@@ -75,7 +75,7 @@ class DoneEvent:
     cpu_s: float
     forced: int = 0  # words confirmed without two rounds agreeing (the buffer had to move on)
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded to 30 s
-    early_retries: int = 0  # unpadded rounds that stopped before speech they did not say, redone padded to 30 s
+    early_retries: int = 0  # unpadded rounds that stopped before speech they did not say, decoded again on to it
     guard_stops: int = 0  # rounds the guard ended at the end of their audio or at a loop (loop stop)
     budget_stops: int = 0  # rounds whose final decoding stopped at its token budget
     skipped_rounds: int = 0  # rounds not run over silence (voice-activity detector)

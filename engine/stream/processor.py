@@ -42,14 +42,13 @@ class RoundTranscriber(Protocol):
     def max_buffer_s(self) -> float:
         """The longest buffer one round takes."""
 
-    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
-        """Words of the buffer, times relative to its start; reference: the previous round's tokens."""
+    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None,
+                   speech_until: float = 0.0) -> RoundResult:
+        """Words of the buffer, times relative to its start; reference: the previous round's tokens;
+        speech_until: the round may not end before this time of its audio."""
 
     def unguarded(self) -> AbstractContextManager[None]:
         """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""
-
-    def padded_twin(self) -> RoundTranscriber:
-        """The same transcriber padded to 30 s (a separate object: a pipelined encoder may be using this one)."""
 
     def at_stream_end(self) -> AbstractContextManager[None]:
         """Rounds inside this block are the stream's last: unguarded and padded to 30 s."""
@@ -73,7 +72,7 @@ class LoopStats:
     reduced_steps: int = 0
     forced: int = 0  # words confirmed without two rounds agreeing
     padded_retries: int = 0  # unpadded rounds that ran away and were redone padded
-    early_retries: int = 0  # unpadded rounds that stopped before speech they did not say, redone padded
+    early_retries: int = 0  # unpadded rounds that stopped before speech they did not say, decoded again
     guard_stops: int = 0  # rounds the guard ended at the end of their audio or at a loop (loop stop)
     budget_stops: int = 0  # rounds whose final decoding stopped at its token budget
     skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
@@ -187,18 +186,31 @@ class OnlineProcessor:
         return forced + self._apply(self._heard_out(result, audio, prompt, self.buffer_offset), self.buffer_offset)
 
     def _heard_out(self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float) -> RoundResult:
-        """The round, or, when it stopped early (unpadded and not guarded, its last word followed by UNHEARD_S
-        of speech the voice-activity detector heard, or stretched over it), the round redone padded to 30 s."""
-        if self.vad is None or result.padded or result.guarded or not result.words:
+        """The round, or, when it stopped early (`_stopped_early`), the round decoded again with its end held back
+        until it reaches the speech the voice-activity detector heard (`_speech_until`); the cost of both
+        decodings is counted (docs/bench/early-stop)."""
+        if self.vad is None or result.padded or not self._stopped_early(result, offset):
             return result
-        last = result.words[-1]
-        heard = offset + min(last.end, last.start + LONGEST_WORD_S)
-        if self.vad.speech_between(heard, offset + result.audio_s) < UNHEARD_S:
-            return result
-        again = self.transcriber.padded_twin().transcribe(audio, prompt, self.last_tokens)
+        again = self.transcriber.transcribe(audio, prompt, self.last_tokens, self._speech_until(audio, offset))
         return replace(again, early_retry=True, encode_s=result.encode_s + again.encode_s,
                        decode_s=result.decode_s + again.decode_s, align_s=result.align_s + again.align_s,
                        encoder_gflops=result.encoder_gflops + again.encoder_gflops)
+
+    def _stopped_early(self, result: RoundResult, offset: float) -> bool:
+        """Whether a round the guard did not end stopped before speech it did not say: the detector heard
+        UNHEARD_S of speech after its last word (or under a last word stretched past LONGEST_WORD_S)."""
+        if result.guarded or not result.words:
+            return False
+        last = result.words[-1]
+        heard = offset + min(last.end, last.start + LONGEST_WORD_S)
+        return self.vad.speech_between(heard, offset + result.audio_s) >= UNHEARD_S
+
+    def _speech_until(self, audio: np.ndarray, offset: float) -> float:
+        """How far into audio (from offset, stream seconds) a redone round must decode before it may end: up to
+        the speech the detector heard in it, less its last UNHEARD_S, as a round that ends there has said all
+        but the speech the next round will hear better (0: less speech than that)."""
+        until = self.vad.last_speech_from(offset + len(audio) / SAMPLE_RATE, UNHEARD_S)
+        return max(0.0, until - offset) if until is not None else 0.0
 
     def _silent(self) -> bool:
         """With a voice-activity detector: the latest round already heard the end of the speech and some

@@ -60,7 +60,7 @@ class RoundResult:
     beam_widths: list[int]
     guarded: bool = False  # the guard ended the decoding at the end of the audio or at a loop (DecodeOptions)
     padded_retry: bool = False  # the unpadded decoding ran away and was redone padded to 30 s
-    early_retry: bool = False  # the unpadded round stopped before speech it did not say and was redone padded
+    early_retry: bool = False  # the unpadded round stopped before speech it did not say and was decoded again
     audio_s: float = 0.0  # the length of the round's audio
     at_budget: bool = False  # its final decoding stopped at its token budget (a runaway even padded)
 
@@ -185,10 +185,13 @@ class Transcriber:
         mx.eval(features)
         return Encoded(audio, mel, features, time.perf_counter() - t0)
 
-    def options_for(self, audio_steps: int | None) -> DecodeOptions:
+    def options_for(self, audio_steps: int | None, speech_until: float = 0.0) -> DecodeOptions:
         """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early; the
-        guard is off while `unguarded` (the loop stop stays: a loop is a loop there too)."""
+        guard is off while `unguarded` (the loop stop stays: a loop is a loop there too); speech_until: the
+        round may not end before it (seconds into its audio: DecodeOptions.speech_until)."""
         options = self.decode_options if self.guarded else replace(self.decode_options, guard_frames=0)
+        if speech_until > 0:
+            options = replace(options, speech_until=round(speech_until / TIME_PRECISION))
         if self.padding.kind == "pad30" or audio_steps is None:
             return options
         budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16
@@ -200,11 +203,12 @@ class Transcriber:
         return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.options_for(audio_steps),
                            reference, audio_steps=audio_steps)
 
-    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None
-                     ) -> Generator[None, None, DecodeResult]:
+    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None,
+                     speech_until: float = 0.0) -> Generator[None, None, DecodeResult]:
         """The same decoding as a generator pausing after the prefill and each step; returns the result."""
         return iter_decode_beam(self.model, self.tokenizer, encoded.features, prompt_tokens,
-                                self.options_for(encoded.audio_steps), reference, audio_steps=encoded.audio_steps)
+                                self.options_for(encoded.audio_steps, speech_until), reference,
+                                audio_steps=encoded.audio_steps)
 
     def degenerate(self, result: DecodeResult, encoded: Encoded) -> bool:
         """An unpadded round that ran away: it used its whole token budget or repeats itself."""
@@ -223,11 +227,13 @@ class Transcriber:
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
 
-    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None) -> RoundResult:
-        """Encode, decode and time-align one buffer (times relative to the buffer's start)."""
+    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None,
+                   speech_until: float = 0.0) -> RoundResult:
+        """Encode, decode and time-align one buffer (times relative to the buffer's start); speech_until: a
+        voice-activity detector heard speech up to there, so the round may not end before it."""
         if not len(audio) or float(np.max(np.abs(audio))) < DIGITAL_SILENCE:
             return RoundResult([], [], 1.0, 0.0, 0.0, 0.0, 0, 0.0, [], audio_s=len(audio) / SAMPLE_RATE)
-        return Round(self, audio).encode().run(self.prompt_tokens(prompt), reference)
+        return Round(self, audio, speech_until).encode().run(self.prompt_tokens(prompt), reference)
 
     def assemble(self, encoded: Encoded, result: DecodeResult, decode_s: float, check: bool = True) -> RoundResult:
         """Segments and word timestamps from a decoded round; check: drop a silent or runaway round's words."""
@@ -289,9 +295,11 @@ class Round:
     ``encode`` on the accelerator, ``steps`` handed from the accelerator to the CPU, ``assemble``.
     """
 
-    def __init__(self, transcriber: Transcriber, audio: np.ndarray):
+    def __init__(self, transcriber: Transcriber, audio: np.ndarray, speech_until: float = 0.0):
+        """speech_until: the round may not end before this time of its audio (Transcriber.transcribe)."""
         self.transcriber = transcriber
         self.audio = audio
+        self.speech_until = speech_until
         self.encoded: Encoded | None = None
         self.result: DecodeResult | None = None
         self.decode_s = 0.0
@@ -307,7 +315,7 @@ class Round:
         redone padded to 30 s after its last step. Returns the round's decoding."""
         t0 = time.perf_counter()
         tr = self.transcriber
-        result = yield from tr.decode_steps(self.encoded, prompt_tokens, reference)
+        result = yield from tr.decode_steps(self.encoded, prompt_tokens, reference, self.speech_until)
         budget = tr.options_for(self.encoded.audio_steps).max_tokens
         if tr.degenerate(result, self.encoded):
             self.padded_retry = True

@@ -193,6 +193,23 @@ def test_length_penalty_and_ranking_rules():
     assert sums == pytest.approx([np.log(0.2), -1.0 + np.log(0.5), -1.0 + np.log(0.3)])
 
 
+def test_speech_until_holds_the_end_back_until_a_timestamp_reaches_it(transcriber):
+    tok, n_vocab = transcriber.tokenizer, transcriber.model.dims.n_vocab
+    start = initial_tokens(tok, [], transcriber.model.dims.n_text_ctx, True)
+    said = tok.encode(" Printing")
+    ts = tok.timestamp_begin
+
+    def eot_allowed(speech_until: int, closing: int) -> bool:
+        rules = make_rules(transcriber.model, tok, len(start), DecodeOptions(speech_until=speech_until), 1500)
+        sequence = start + [ts] + said + [ts + closing]  # a segment closed at closing × 20 ms
+        logits = np.zeros((1, n_vocab), np.float32)
+        logits[0, tok.eot] = 10.0  # the model would end here
+        return bool(np.isfinite(rules.logprobs(logits, [sequence])[0, tok.eot]))
+
+    assert eot_allowed(0, 20) and eot_allowed(50, 50) and eot_allowed(50, 60)
+    assert not eot_allowed(50, 20)  # the speech heard goes on to 1 s: the round must go on too
+
+
 @pytest.fixture(scope="module")
 def two_rounds(transcriber, clip):
     """Overlapping buffers [0, 6.5 s] and [0, 7.5 s]: round 1's beam-5 tokens and round 2's features."""

@@ -144,6 +144,10 @@ def test_the_detector_hears_speech_and_not_silence():
     assert 0.6 * (end - 1.0) < detector.speech_between(1.0, end) <= end - 1.0
     assert detector.speech_between(1.0, 1.5) + detector.speech_between(1.5, end) == \
         pytest.approx(detector.speech_between(0.0, end + 1.0))
+    # where the last second of speech before the end begins, and no such point for more speech than was heard
+    last = detector.last_speech_from(end, 1.0)
+    assert 1.0 < last < end - 1.0 and detector.speech_between(last, end) == pytest.approx(1.0)
+    assert detector.last_speech_from(end, detector.speech_between(0.0, end) + 0.1) is None
 
 
 def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_it(tiny_model, tmp_path):
