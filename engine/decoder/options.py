@@ -36,7 +36,7 @@ class DecodeOptions:
     loop_tokens: int = 0
     # No EOT before a timestamp token has reached this index (20 ms steps into the audio): a voice-activity
     # detector heard speech up to there, so a round that ends sooner has left it unsaid; 0: off
-    speech_until: int = 0
+    speech_until_step: int = 0
 
 
 @dataclass
@@ -75,7 +75,7 @@ def make_rules(model, tokenizer: Tokenizer, sample_begin: int, options: DecodeOp
         with_timestamps=options.with_timestamps,
         max_initial_timestamp_index=round(options.max_initial_timestamp / TIME_PRECISION),
         max_timestamp_index=n_audio_ctx,
-        speech_until=min(options.speech_until, n_audio_ctx) if options.with_timestamps else 0,
+        speech_until_step=min(options.speech_until_step, n_audio_ctx) if options.with_timestamps else 0,
     )
 
 

@@ -37,9 +37,9 @@ class TokenRules:
         max_initial_timestamp_index: int | None = 50,
         max_timestamp_index: int | None = None,
         suppress_blank: bool = True,
-        speech_until: int = 0,
+        speech_until_step: int = 0,
     ):
-        """speech_until: EOT is masked until a timestamp of at least this index has been sampled."""
+        """speech_until_step: EOT is masked until a timestamp of at least this index has been sampled."""
         self.tokenizer = tokenizer
         self.sample_begin = sample_begin
         self.with_timestamps = with_timestamps
@@ -47,7 +47,7 @@ class TokenRules:
         self.eot = tokenizer.eot
         self.max_initial = max_initial_timestamp_index
         self.max_ts = max_timestamp_index
-        self.speech_until = speech_until
+        self.speech_until_step = speech_until_step
         suppress = set(tokenizer.non_speech_tokens)
         suppress.update([tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm])
         if tokenizer.no_speech is not None:
@@ -86,7 +86,7 @@ class TokenRules:
                 else:
                     logits[k, : self.eot] = -np.inf
             stamps = [v for v in seq if v > ts]
-            if self.speech_until and (not stamps or stamps[-1] - ts < self.speech_until):
+            if self.speech_until_step and (not stamps or stamps[-1] - ts < self.speech_until_step):
                 logits[k, self.eot] = -np.inf
             if stamps:
                 floor = stamps[-1] if (last_ts and not penult_ts) else stamps[-1] + 1

@@ -188,10 +188,10 @@ class Transcriber:
     def options_for(self, audio_steps: int | None, speech_until: float = 0.0) -> DecodeOptions:
         """Unpadded rounds get a token budget from the audio's length, so a runaway round stops early; the
         guard is off while `unguarded` (the loop stop stays: a loop is a loop there too); speech_until: the
-        round may not end before it (seconds into its audio: DecodeOptions.speech_until)."""
+        round may not end before it (seconds into its audio: DecodeOptions.speech_until_step)."""
         options = self.decode_options if self.guarded else replace(self.decode_options, guard_frames=0)
         if speech_until > 0:
-            options = replace(options, speech_until=round(speech_until / TIME_PRECISION))
+            options = replace(options, speech_until_step=round(speech_until / TIME_PRECISION))
         if self.padding.kind == "pad30" or audio_steps is None:
             return options
         budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16

@@ -199,8 +199,8 @@ def test_speech_until_holds_the_end_back_until_a_timestamp_reaches_it(transcribe
     said = tok.encode(" Printing")
     ts = tok.timestamp_begin
 
-    def eot_allowed(speech_until: int, closing: int) -> bool:
-        rules = make_rules(transcriber.model, tok, len(start), DecodeOptions(speech_until=speech_until), 1500)
+    def eot_allowed(until_step: int, closing: int) -> bool:
+        rules = make_rules(transcriber.model, tok, len(start), DecodeOptions(speech_until_step=until_step), 1500)
         sequence = start + [ts] + said + [ts + closing]  # a segment closed at closing × 20 ms
         logits = np.zeros((1, n_vocab), np.float32)
         logits[0, tok.eot] = 10.0  # the model would end here
