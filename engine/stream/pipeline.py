@@ -70,7 +70,7 @@ class PipelinedProcessor(OnlineProcessor):
         if head.result() is None:
             self._decode_rest(steps)
         result = self.accelerator.submit(current.assemble).result()
-        return self._apply(self._heard_out(result, current.audio, prompt, offset), offset)
+        return self._apply(self.redone_if_stopped_early(result, current.audio, prompt, offset), offset)
 
     def _encode_next(self, snapshot: np.ndarray | None) -> None:
         if snapshot is not None:

@@ -183,9 +183,11 @@ class OnlineProcessor:
         forced = self._begin_round()
         audio, prompt = self.window(), self.prompt()
         result = self.transcriber.transcribe(audio, prompt, self.last_tokens)
-        return forced + self._apply(self._heard_out(result, audio, prompt, self.buffer_offset), self.buffer_offset)
+        result = self.redone_if_stopped_early(result, audio, prompt, self.buffer_offset)
+        return forced + self._apply(result, self.buffer_offset)
 
-    def _heard_out(self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float) -> RoundResult:
+    def redone_if_stopped_early(self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float
+                                ) -> RoundResult:
         """The round, or, when it stopped early (`_stopped_early`), the round decoded again with its end held back
         until it reaches the speech the voice-activity detector heard (`_speech_until`); the cost of both
         decodings is counted (docs/bench/early-stop)."""

@@ -28,7 +28,7 @@ def heard_out(tiny_model, audio: np.ndarray, hush_min_s: float = 0.0):
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", hush_min_s=hush_min_s))
     processor.insert_audio_chunk(audio)  # the voice-activity detector hears it on the stream clock
     first = processor.transcriber.transcribe(audio, PROMPT)
-    return first, processor._heard_out(first, audio, PROMPT, 0.0)
+    return first, processor.redone_if_stopped_early(first, audio, PROMPT, 0.0)
 
 
 def test_a_round_that_stops_before_speech_it_heard_is_decoded_on_to_it(tiny_model):
