@@ -40,6 +40,8 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
                    help="alignatt/hybrid: confirm a word ending this far before the end of the round's audio")
     p.add_argument("--agree-gap", type=float, default=None, metavar="S",
                    help="agreement: between rounds whose audio ends at least S apart (0: the last rounds)")
+    p.add_argument("--unsure-gap", type=float, default=None, metavar="S",
+                   help="agreement on a word its round is unsure of: between rounds at least S apart (0: --agree-gap)")
     p.add_argument("--max-delay", type=float, default=None, metavar="S",
                    help="confirm a word still tentative this long after it was first shown (0: never)")
     p.add_argument("--trim", type=float, default=None, metavar="S", help="cut a buffer longer than this (s)")
@@ -66,7 +68,7 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
 FLAG_LABELS = {"min_chunk_s": "--min-chunk", "beam_size": "--beam", "model": "--model", "language": "--language",
                "policy": "--policy", "guard_frames": "--guard", "loop_tokens": "--loop-stop", "emit_margin_s": "--emit-margin",
                "max_delay_s": "--max-delay", "agree_gap_s": "--agree-gap", "buffer_trimming_s": "--trim",
-               "hush_min_s": "--hush-min"}
+               "hush_min_s": "--hush-min", "unsure_gap_s": "--unsure-gap"}
 
 
 def _pace(value: str) -> str:
@@ -85,7 +87,7 @@ def _config_from(args):
         model=args.model, policy=args.policy, language=args.language, min_chunk_s=args.min_chunk,
         hush=args.hush, hush_min_s=args.hush_min, beam_size=args.beam, beam_pruning=args.beam_pruning, verify=args.verify,
         pipeline=args.pipeline, guard_frames=args.guard, loop_tokens=args.loop_stop, emit=args.emit, emit_margin_s=args.emit_margin, agree_gap_s=args.agree_gap,
-        max_delay_s=args.max_delay, buffer_trimming_s=args.trim, trim_at=args.trim_at, vad=args.vad,
+        unsure_gap_s=args.unsure_gap, max_delay_s=args.max_delay, buffer_trimming_s=args.trim, trim_at=args.trim_at, vad=args.vad,
     ), FLAG_LABELS)
 
 

@@ -17,6 +17,7 @@ MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
 RESAID_MISSES = 0.25  # a round says the buffer's confirmed words again if it misses or respells at most this share
 MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
+UNSURE = 0.3  # a word its round gives less probability than this is a guess (flush's unsure_gap_s)
 
 
 def spelling(text: str) -> str:
@@ -71,13 +72,18 @@ class HypothesisBuffer:
                     break
 
     def flush(self, aligned: int = 0, agree: bool = True, hold_last: bool = False, heard: int | None = None,
-              round_end: float = 0.0, gap_s: float = 0.0) -> list[Word]:
+              round_end: float = 0.0, gap_s: float = 0.0, unsure_gap_s: float = 0.0) -> list[Word]:
         """Confirm the longest prefix this round shares with either of the two before (with agree; of its first
         `heard` words if given), or its first `aligned` words if that is more (engine.stream.emission); keep the
         rest. hold_last: never the round's last word (its audio was cut under it, so its end runs to the cut).
         gap_s: agree instead with the two latest rounds whose audio ended at least gap_s before this round's
-        (round_end): rounds a fraction of a second apart hear nearly the same audio and share their mistakes."""
+        (round_end): rounds a fraction of a second apart hear nearly the same audio and share their mistakes.
+        unsure_gap_s: a word this round is UNSURE of needs agreement with a round at least this much older: rounds
+        guessing at the same audio guess alike ("sixth for this" for "sick corpus"; docs/bench/unsure)."""
         n = max(agreed(self.new, other) for other in self._partners(round_end, gap_s)) if agree else 0
+        if n and unsure_gap_s > gap_s:
+            far = max(agreed(self.new, other) for other in self._partners(round_end, unsure_gap_s))
+            n = next((i for i in range(far, n) if self.new[i].probability < UNSURE), n)
         n = max(min(n, len(self.new) if heard is None else heard), aligned)
         if hold_last:
             n = max(0, min(n, len(self.new) - 1))

@@ -24,11 +24,12 @@ PACES = ("realtime", "fast", "unaware")
 # (a short buffer's products gain nothing from a second core).
 # `low-power` is for a laptop on battery: fewer rounds (greedy rounds lost 12 s of the long-form file once).
 _WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
-                          emit_margin_s=0.0, agree_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False, hush_min_s=0.0,
-                          guard_frames=0, loop_tokens=0)
+                          emit_margin_s=0.0, agree_gap_s=0.0, unsure_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False,
+                          hush_min_s=0.0, guard_frames=0, loop_tokens=0)
 _FLOW = dict(_WHISPER_STREAMING, hush=True, hush_min_s=8.0, guard_frames=8, loop_tokens=8, beam_size=5,
              beam_pruning=True, verify=True, pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0,
-             trim_at="word", vad=True, max_delay_s=2.0, emit="hybrid", emit_margin_s=0.3, agree_gap_s=0.6)
+             trim_at="word", vad=True, max_delay_s=2.0, emit="hybrid", emit_margin_s=0.3, agree_gap_s=0.6,
+             unsure_gap_s=1.2)
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
     "flow": _FLOW,
@@ -49,6 +50,7 @@ class StreamConfig:
     emit: str | None = None  # when words are confirmed: agreement, alignatt or hybrid (engine.stream.emission)
     emit_margin_s: float | None = None  # AlignAtt: a word ending this far before the round's audio end is confirmed
     agree_gap_s: float | None = None  # agreement between rounds whose audio ends at least this far apart
+    unsure_gap_s: float | None = None  # the same for a word its round is unsure of (engine.stream.agreement.UNSURE)
     max_delay_s: float | None = None  # a word tentative this long after it was first shown is confirmed (0: never)
     vad: bool | None = None  # skip rounds over silence and finalize the words at each pause (Silero VAD)
     hush: bool | None = None
@@ -90,6 +92,7 @@ LIMITS: dict[str, tuple[float, float, str]] = {
     "emit_margin_s": (0.0, 2.0, " s"),
     "hush_min_s": (0.0, 29.5, " s"),
     "agree_gap_s": (0.0, 3.0, " s"),
+    "unsure_gap_s": (0.0, 3.0, " s"),
     "max_delay_s": (0.0, 30.0, " s"),
     "beam_size": (1, 16, ""),
     "blas_threads": (0, 64, ""),
@@ -186,8 +189,8 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
     allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     set_blas_threads(allocation.blas_threads)
     loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
-                emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s), trim_at=config.trim_at,
-                max_delay_s=config.max_delay_s, vad=vad)
+                emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
+                trim_at=config.trim_at, max_delay_s=config.max_delay_s, vad=vad)
     if allocation.pipeline:
         from engine.stream.pipeline import PipelinedProcessor
 

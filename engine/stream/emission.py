@@ -2,7 +2,8 @@
 
 - ``agreement``: LocalAgreement-2, as Whisper-Streaming: a word is confirmed once two rounds agree on it; with a
   margin, also only once the newest round has heard margin_s of audio after it (rounds a fraction of a second
-  apart hear nearly the same audio, so their agreeing on the word at the very end proves little).
+  apart hear nearly the same audio, so their agreeing on the word at the very end proves little); with a gap,
+  between rounds whose audio ends at least that far apart, and a longer one for a word the round is unsure of.
 - ``alignatt``: AlignAtt, as SimulStreaming: a word is confirmed by the first round in which it ends at least
   margin_s before the end of the round's audio (its cross-attention has moved past it); one pass, no second
   round.
@@ -49,11 +50,12 @@ def aligned_prefix(words: list[Word], limit: float, min_probability: float = 0.0
 
 @dataclass(frozen=True)
 class Emission:
-    """An emission policy, its margin (AlignAtt's; for agreement, audio heard after the word) and agreement gap."""
+    """An emission policy, its margin (AlignAtt's; for agreement, audio heard after the word) and agreement gaps."""
 
     policy: str = "agreement"
     margin_s: float = 0.0
     gap_s: float = 0.0  # agreement between rounds whose audio ends at least this far apart (0: the last rounds)
+    unsure_gap_s: float = 0.0  # the same for a word its round is unsure of (HypothesisBuffer.flush; 0: gap_s)
 
     def __post_init__(self) -> None:
         if self.policy not in EMIT_POLICIES:
@@ -65,8 +67,9 @@ class Emission:
         if self.policy == "agreement":
             heard = aligned_prefix(hypothesis.new, round_end - self.margin_s, min_duration=0.0) \
                 if self.margin_s else None
-            return hypothesis.flush(hold_last=guarded, heard=heard, round_end=round_end, gap_s=self.gap_s)
+            return hypothesis.flush(hold_last=guarded, heard=heard, round_end=round_end, gap_s=self.gap_s,
+                                    unsure_gap_s=self.unsure_gap_s)
         sure = SURE if self.policy == "hybrid" else 0.0
         n = aligned_prefix(hypothesis.new, round_end - self.margin_s, sure)
         return hypothesis.flush(aligned=n, agree=self.policy == "hybrid", hold_last=guarded, round_end=round_end,
-                                gap_s=self.gap_s)
+                                gap_s=self.gap_s, unsure_gap_s=self.unsure_gap_s)

@@ -119,6 +119,22 @@ def test_with_a_gap_rounds_agree_only_with_rounds_that_heard_at_least_that_much_
     assert confirmed == [[], [], ["the", "cat", "sat"], []]  # 1.6 s is the first round 0.6 s after another
 
 
+def test_a_word_its_round_is_unsure_of_needs_agreement_across_the_longer_gap():
+    said = words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.2), ("sat", 0.6, 0.9, 0.9))  # unsure of "cat"
+
+    def confirmed(emission):
+        hb, out = HypothesisBuffer(), []
+        for end in (1.0, 1.3, 1.6, 1.9, 2.2, 2.5):  # rounds 0.3 s apart, all agreeing
+            hb.insert(said, 0.0)
+            out.append([w.text for w in emission.confirm(hb, round_end=end, guarded=False)])
+        return out
+
+    assert confirmed(Emission("agreement", gap_s=0.6)) == [[], [], ["the", "cat", "sat"], [], [], []]
+    # "cat" waits for two rounds 1.2 s apart (1.0 and 2.2 s), and "sat" behind it
+    assert confirmed(Emission("agreement", gap_s=0.6, unsure_gap_s=1.2)) == [[], [], ["the"], [], ["cat", "sat"], []]
+    assert confirmed(Emission("hybrid", margin_s=0.3, gap_s=0.6, unsure_gap_s=1.2))[:3] == [["the"], [], []]
+
+
 def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
     without = stream_half_seconds(OnlineProcessor(DisagreeingTranscriber()), 8)
     assert [w.text for w in without] == ["alpha"]  # agreement alone never confirms the second word
