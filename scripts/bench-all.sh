@@ -13,8 +13,9 @@ ABLATION=(
   "+ beam pruning=baseline+hush+pruning+verify:guard=8,loop=8"
   "+ pipelining=baseline+hush+pruning+verify+pipeline:guard=8,loop=8,threads=1,handoff=2"
   "+ back to back=baseline+hush+pruning+verify:guard=8,loop=8,threads=1,min_chunk=0.3"  # serial: pipelining loses on 2 cores
-  "+ trim at words, VAD, max delay=flow:emit=agreement,gap=0"
-  "+ agreement gap=flow:emit=agreement"
+  "+ trim at words, VAD, max delay=flow:emit=agreement,gap=0,unsure_gap=0"
+  "+ agreement gap=flow:emit=agreement,unsure_gap=0"
+  "+ unsure gap=flow:emit=agreement"                               # a word the round is unsure of: a 1.2 s gap
   "flow (hybrid)=flow"
 )
 # 1. the thread-allocation profile for this machine (the `flow` policy runs it)
@@ -43,6 +44,9 @@ done
 rm -rf "$runs"
 # 3. the short clips: baseline and flow (flow padded to 30 s is in step 3c)
 $wf bench "${REF[@]}" --kind short --no-lower-bound --out "$out/short" --configs baseline flow
+# 3a. flow with and without the longer agreement gap for a word its round is unsure of, deterministic
+$wf bench "${REF[@]}" --pace unaware --kind short --no-lower-bound --out "$out/unsure/short-unaware" \
+  --configs flow "flow, no unsure gap=flow:unsure_gap=0"
 # 3b. the hush word in the stream (issue 13): flow against flow padded to 30 s, at --pace fast, on the long-form
 #     file and the short clips; and the same for base where it is installed (uv sync --extra base)
 $wf bench "${REF[@]}" --pace fast --kind long_derived --no-lower-bound --out "$out/hush" --configs flow "flow, padded=flow:hush=off" low-power

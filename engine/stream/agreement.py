@@ -79,7 +79,7 @@ class HypothesisBuffer:
         gap_s: agree instead with the two latest rounds whose audio ended at least gap_s before this round's
         (round_end): rounds a fraction of a second apart hear nearly the same audio and share their mistakes.
         unsure_gap_s: a word this round is UNSURE of needs agreement with a round at least this much older: rounds
-        guessing at the same audio guess alike ("sixth for this" for "sick corpus"; docs/bench/unsure)."""
+        guessing at the same audio guess alike ("How do you marry" for "Had he married"; docs/bench/unsure)."""
         n = max(agreed(self.new, other) for other in self._partners(round_end, gap_s)) if agree else 0
         if n and unsure_gap_s > gap_s:
             far = max(agreed(self.new, other) for other in self._partners(round_end, unsure_gap_s))
