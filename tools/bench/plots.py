@@ -64,8 +64,8 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
         ax.set_title(f"{group['kind']}: latency vs WER" + (" (hollow: unaware lower bound)" if bounds else ""))
         ax.set_xlabel("mean per-word latency (s)")
         ax.set_ylabel("WER (%)")
-        ax.set_xlim(left=0)
-        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # room above the highest point for its marker
+        ax.set_xlim(0, ax.get_xlim()[1] * 1.05)  # room right of the slowest point for its marker
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.1)  # and above the highest
         ax.grid(alpha=0.3)
         _legend(ax, len(group["rows"]) + len(group["gold"]))
     fig.savefig(path, dpi=120)
