@@ -14,6 +14,11 @@ def own_stream() -> Iterator[None]:
         yield
 
 
+def gpu_available() -> bool:
+    """Whether MLX has a GPU here: Metal on a Mac, CUDA with the mlx[cuda12] or mlx[cuda13] build."""
+    return mx.metal.is_available() or mx.cuda.is_available()
+
+
 def mlx_device(name: str) -> "mx.Device":
-    """MLX's GPU for "gpu" where Metal is there, else the CPU."""
-    return mx.gpu if name == "gpu" and mx.metal.is_available() else mx.cpu
+    """MLX's GPU for "gpu" where there is one, else the CPU."""
+    return mx.gpu if name == "gpu" and gpu_available() else mx.cpu

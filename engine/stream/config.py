@@ -167,6 +167,17 @@ def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
     return profile.allocation
 
 
+def decoder_backend(allocation: Allocation) -> str | None:
+    """The decoder session a round decodes in. A pipelined round is handed to the executor the allocation names:
+    numpy's session for the CPU (the CPU decoder), MLX's for the GPU. A serial round decodes on MLX's default
+    device (None: engine.decoder.session chooses)."""
+    if not allocation.pipeline:
+        return None
+    from engine.runtime.mlx_thread import gpu_available
+
+    return "mlx" if allocation.decoder == "gpu" and gpu_available() else "numpy"
+
+
 def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlineProcessor, list[str]]:
     """The streaming processor for config, and notices for the person (e.g. a missing hush word)."""
     asked, config = config, config.resolved()
@@ -181,12 +192,12 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
             notices.append(choice.note)
         else:
             padding = replace(padding, min_seconds=config.hush_min_s or 0.0)
+    allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
                            verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0,
-                           loop_tokens=config.loop_tokens or 0)
+                           loop_tokens=config.loop_tokens or 0, decoder=decoder_backend(allocation))
     vad = _speech_detector(config, notices)
     transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode, silence_gate=vad is None)
-    allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
     set_blas_threads(allocation.blas_threads)
     loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
                 emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),

@@ -63,7 +63,7 @@ class PipelinedProcessor(OnlineProcessor):
             return []
         current, encoding, offset = pending
         encoding.result()
-        prompt, reference = self.prompt(), self.last_tokens
+        prompt, reference = self.prompt(offset), self.last_tokens
         steps = current.steps(self.transcriber.prompt_tokens(prompt), reference)
         head = self.accelerator.submit(lambda: _advance(steps, 1 + self.allocation.handoff_tokens))
         self._encode_next(snapshot)  # queued behind the head, overlapping the CPU's decoding below
@@ -78,6 +78,10 @@ class PipelinedProcessor(OnlineProcessor):
             self._pending = (upcoming, self.accelerator.submit(upcoming.encode), self.buffer_offset)
 
     def _decode_rest(self, steps: Generator) -> DecodeResult:
+        """Finish the round's decoding on this thread: in numpy for the CPU (engine.stream.config.decoder_backend),
+        which needs no MLX stream, or in MLX on the device the allocation names."""
+        if self.cpu_device == "cpu":
+            return run_steps(steps)
         import mlx.core as mx
 
         from engine.runtime.mlx_thread import mlx_device

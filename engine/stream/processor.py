@@ -154,10 +154,13 @@ class OnlineProcessor:
         if self.vad is not None:
             self.vad.accept(audio)
 
-    def prompt(self) -> str:
-        """Up to prompt_chars of confirmed text that has already left the audio buffer."""
+    def prompt(self, start: float | None = None) -> str:
+        """Up to prompt_chars of confirmed text that ends before the round's audio begins: at start (stream
+        seconds), by default the buffer's start. A pipelined round passes the start of the audio it encoded, which
+        the buffer may have been trimmed past since: the words in between are in its audio, not its prompt."""
+        start = self.buffer_offset if start is None else start
         k = len(self.committed)
-        while k > 0 and self.committed[k - 1].end > self.buffer_offset:
+        while k > 0 and self.committed[k - 1].end > start:
             k -= 1
         words, length = [], 0
         for w in reversed(self.committed[:k]):

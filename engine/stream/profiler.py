@@ -32,9 +32,9 @@ Progress = Callable[[int, int, CalibrationRow | None], None]
 def candidate_allocations(has_gpu: bool | None = None) -> list[Allocation]:
     """The allocations worth measuring on this machine."""
     if has_gpu is None:
-        import mlx.core as mx
+        from engine.runtime.mlx_thread import gpu_available
 
-        has_gpu = mx.metal.is_available()
+        has_gpu = gpu_available()
     if has_gpu:
         return [Allocation(False)] + [
             Allocation(True, 0, handoff, decoder) for decoder in ("cpu", "gpu") for handoff in (0, 4, 8)

@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+import mlx.core as mx
 import numpy as np
 import pytest
 
@@ -31,6 +32,18 @@ def test_shipped_hush_word_loads_for_its_model(tiny_model):
     assert word.metadata["steps"] > 0 and word.metadata["validation_wer"] >= 0.0 and word.metadata["averaged_epochs"]
     padding = hush_choice(tiny_model).padding
     assert padding.kind == "hush" and padding.seconds == 0.5 and np.array_equal(padding.samples, word.samples)
+
+
+def test_hush_word_loads_for_the_float16_model_a_gpu_runs(isolated_dirs):
+    """A GPU (Metal or CUDA) converts tiny.en to float16: other bytes, the same weights, the same hush word."""
+    from engine.model.store import prepare_model
+    from engine.model.whisper_model import load_model_dir
+
+    half = load_model_dir(prepare_model("tiny.en", dtype="float16"), "tiny.en")
+    assert half.dtype == mx.float16
+    word = choose_hush(half)[0]
+    assert word is not None and word.metadata["weights_sha256_float16"] == half.weights_sha256
+    assert hush_choice(half).padding.kind == "hush"
 
 
 def _copy_hush(tmp_path: Path, **changes) -> Path:

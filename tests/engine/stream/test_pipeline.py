@@ -91,3 +91,29 @@ def test_calibrate_writes_a_profile_the_next_stream_loads(tiny_model, isolated_d
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=True))
     processor.close()
     assert processor.__class__.__name__ == ("PipelinedProcessor" if profile.allocation.pipeline else "OnlineProcessor")
+
+
+def test_a_round_is_prompted_with_the_words_before_its_own_audio(tiny_model):
+    """A pipelined round encoded its audio before the previous round trimmed the buffer: the words trimmed away in
+    between are in that audio, so its prompt must end before them (docs/bench/gpu: repeated phrases otherwise)."""
+    from engine.session.words import Word
+
+    processor, _ = build_processor(tiny_model, StreamConfig.for_allocation(Allocation(True, 0, 0), policy="flow"))
+    try:
+        processor.committed = [Word("Printing,", 0.0, 0.6), Word("in", 0.6, 0.9), Word("the", 2.1, 2.3),
+                               Word("only", 2.3, 2.8)]
+        processor.buffer_offset = 2.8  # trimmed at "only" after the pending round's audio was taken at 1.0
+        assert processor.prompt() == "Printing, in the only"
+        assert processor.prompt(1.0) == "Printing, in"
+        assert processor.prompt(0.0) == ""
+    finally:
+        processor.close()
+
+
+def test_a_pipeline_hands_its_rounds_to_the_decoder_its_allocation_names():
+    from engine.runtime.mlx_thread import gpu_available
+    from engine.stream.config import decoder_backend
+
+    assert decoder_backend(Allocation(False)) is None  # serial: MLX's default device decides
+    assert decoder_backend(Allocation(True, 0, 0, "cpu")) == "numpy"
+    assert decoder_backend(Allocation(True, 0, 0, "gpu")) == ("mlx" if gpu_available() else "numpy")
