@@ -2,8 +2,8 @@
 
 Step times decode against a 10 s buffer's features (unpadded, precomputed), best of ``--repeats``:
 a greedy step and a beam-5 step after a short prompt, and a 30-token teacher-forced pass (one-pass
-verification). Word timing is per round on the first short clip: a second decoder pass for MLX, DTW
-over the decoding's own attention for numpy. WER is offline greedy transcription of the corpus's
+verification). Word timing is per round on the first short clip: DTW over the decoding's own attention
+(both sessions record it). WER is offline greedy transcription of the corpus's
 short clips; word-end error is the mean |end − forced-alignment end| on the MFA clips with TextGrids.
 CTranslate2 (faster-whisper, int8, the packaged tiny.en) has no step API: its step time is a greedy
 or beam-5 generate divided by the tokens it produced, its verify column is empty, and its word timing
@@ -31,7 +31,7 @@ from engine.decoder.options import DecodeOptions
 from engine.encoder.input import Padding
 from engine.model.store import PACKAGED
 from engine.model.whisper_model import load_model
-from engine.decoder.word_timing import decoded_alignment, find_alignment
+from engine.decoder.word_timing import decoded_alignment
 
 COLUMNS = ("decoder", "greedy step ms", "beam-5 step ms", "verify 30 ms", "word timing ms", "WER %", "word-end err s")
 
@@ -82,14 +82,9 @@ def mlx_or_numpy_row(loaded, backend: str, features, clips, mfa, repeats: int, l
     steps = step_times(loaded, features, backend, repeats)
     encoded = transcriber.encode(clips[0][1])
     result = transcriber.decode(encoded.features, [], audio_steps=encoded.audio_steps)
-    text = [t for t in result.tokens if t < transcriber.tokenizer.eot]
     frames = encoded.n_samples // 160
-    if backend == "numpy":
-        timing = best_ms(lambda: decoded_alignment(transcriber.tokenizer, result.tokens, result.token_probs,
-                                                   result.attention, frames), repeats)
-    else:
-        timing = best_ms(lambda: find_alignment(loaded.model, transcriber.tokenizer, text, encoded.features, frames),
-                         repeats)
+    timing = best_ms(lambda: decoded_alignment(transcriber.tokenizer, result.tokens, result.token_probs,
+                                               result.attention, frames), repeats)
     texts = [" ".join(w.text for w in transcribe_audio(transcriber, audio)) for _, audio in clips + long]
     wer = _wer([(ref, text) for (ref, _), text in zip(clips, texts)])
     errors = [e for audio, grid in mfa for e in word_end_error(

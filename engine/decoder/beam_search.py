@@ -43,7 +43,7 @@ frame reached, as SimulStreaming's rewind_threshold: the alignment heads' peak j
 too, so rounds stopped mid-word and the stream lost whole sentences.)
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
-The result also carries each sampled token's probability and, from the numpy session, the alignment
+The result also carries each sampled token's probability and, from the session's trace, the alignment
 heads' cross-attention of the winning hypothesis, for word times without a second decoder pass.
 """
 from __future__ import annotations
@@ -102,7 +102,7 @@ class _BeamDecoder:
         self.beams, self.sums = [start], [0.0]
         self.lps: list[list[float]] = [[]]  # per live hypothesis, its sampled tokens' log-probabilities
         self.finished: dict[tuple[int, ...], float] = {}
-        self.trace = getattr(session, "trace", None)  # the numpy session's cross-attention record
+        self.trace = session.trace  # the session's record of the alignment heads' cross-attention
         self.ends: dict[tuple[int, ...], tuple[list[float], np.ndarray | None]] = {}
         self.widths: list[int] = []
         self.done = False
@@ -123,7 +123,7 @@ class _BeamDecoder:
         """Record a finished sequence with its tokens' log-probabilities and, when its last token went
         through the session (row), its attention history."""
         self.finished[sequence] = total
-        self.ends[sequence] = (lps, self.trace.path(row) if self.trace is not None and row is not None else None)
+        self.ends[sequence] = (lps, self.trace.path(row) if row is not None else None)
 
     def full_step(self, logprobs: np.ndarray) -> list[int]:
         beam_size = self.options.beam_size
@@ -166,7 +166,7 @@ class _BeamDecoder:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
         the last guard_frames frames of the real audio? The answer is kept as `guarded` for the result."""
         guard = self.options.guard_frames
-        if not guard or self.trace is None or not self.trace.calls or not self.widths:
+        if not guard or not self.trace.calls or not self.widths:
             return False  # the query that predicts the first token has no place in the audio yet
         qk = self.trace.calls[-1][0, position]  # (heads, frames) of row 0, the best live hypothesis
         weights = np.exp(qk - qk.max(axis=-1, keepdims=True))

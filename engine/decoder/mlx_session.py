@@ -8,12 +8,19 @@ slower on the CPU); all hypotheses' queries go through cross-attention as one ba
 the audio, so the cross-attention cache never needs reordering); self-attention uses MLX's fused
 scaled_dot_product_attention. mx.compile of the step did not make it faster on the CPU (the step
 is bound by reading the weights: about 130 MB for tiny.en, 80 MB of it the vocabulary projection).
+
+Like the numpy session, it records the alignment heads' cross-attention logits of every forwarded position
+(engine.decoder.numpy_session.AttentionTrace), evaluated with each step's logits: the guard and the word times
+read them, so a GPU round needs no second decoder pass for its word times.
 """
 from __future__ import annotations
 
 import mlx.core as mx
 import mlx.nn as nn
+import numpy as np
 from mlx_whisper.whisper import MultiHeadAttention, ResidualAttentionBlock, Whisper
+
+from engine.decoder.numpy_session import AttentionTrace
 
 
 def _heads(x: mx.array, n_head: int) -> mx.array:
@@ -25,7 +32,8 @@ def _heads(x: mx.array, n_head: int) -> mx.array:
 class DecoderSession:
     """Decodes against one buffer's encoder features; hypotheses are the rows of the self-attention cache."""
 
-    def __init__(self, model: Whisper, features: mx.array):
+    def __init__(self, model: Whisper, features: mx.array, audio_frames: int | None = None):
+        """audio_frames: the attention columns the trace keeps (the real audio's; all of features' by default)."""
         if features.shape[0] != 1:
             raise ValueError("a decoder session decodes one audio buffer (features batch must be 1)")
         self.decoder = model.decoder
@@ -34,6 +42,10 @@ class DecoderSession:
         self.cross = [self._project_audio(block.cross_attn, features) for block in self.decoder.blocks]
         mx.eval(self.cross)
         self.cache: list[tuple[mx.array, mx.array]] = []
+        self.frames = audio_frames or features.shape[1]
+        heads = np.array(model.alignment_heads)
+        self.heads = [mx.array(heads[heads[:, 0] == e, 1]) for e in range(len(self.decoder.blocks))]
+        self.trace = AttentionTrace()
 
     def _project_audio(self, attn: MultiHeadAttention, features: mx.array) -> tuple[mx.array, mx.array]:
         """Keys as (H, Dh, T) and values as (H, T, Dh), contiguous."""
@@ -52,24 +64,34 @@ class DecoderSession:
         return self.cache[0][0].shape[0] if self.cache else 1
 
     def forward(self, tokens: mx.array, positions: list[int] | None = None) -> mx.array:
-        """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), lazily; only at
-        `positions` (of the n) when given, which spares the vocabulary projection of the others."""
+        """Append tokens (B, n) to the hypotheses and return logits (B, n, n_vocab), evaluated with the step's
+        alignment-head attention; only at `positions` (of the n) when given, which spares the vocabulary
+        projection of the others."""
         tokens = mx.array(tokens)
         n = tokens.shape[1]
         offset = self.length
         dec = self.decoder
         x = dec.token_embedding(tokens) + dec.positional_embedding[offset : offset + n]
         mask = None if n == 1 else _causal(n, offset, x.dtype)
-        new_cache = []
+        new_cache, qk_heads = [], []
         for e, block in enumerate(dec.blocks):
-            x, kv = self._block(block, x, mask, self.cache[e] if self.cache else None, self.cross[e])
+            x, kv, qk = self._block(block, x, mask, self.cache[e] if self.cache else None, self.cross[e])
             new_cache.append(kv)
+            if self.heads[e].size:
+                b = x.shape[0]
+                picked = mx.take(qk, self.heads[e], axis=0)[:, :, : self.frames]  # (h, B*n, frames)
+                qk_heads.append(picked.transpose(1, 0, 2).reshape(b, n, -1, self.frames))
         self.cache = new_cache
         if positions is not None:
             x = x[:, mx.array(positions)]
-        return dec.token_embedding.as_linear(dec.ln(x))
+        logits = dec.token_embedding.as_linear(dec.ln(x))
+        attention = mx.concatenate(qk_heads, axis=2)
+        mx.eval(logits, attention)
+        self.trace.add(offset, np.array(attention, dtype=np.float32))
+        return logits
 
-    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross) -> tuple[mx.array, tuple]:
+    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross) -> tuple[mx.array, tuple, mx.array]:
+        """One residual block; also returns its cross-attention logits (H, B*n, T)."""
         attn = block.attn
         h = block.attn_ln(x)
         q = _heads(attn.query(h), self.n_head)
@@ -84,23 +106,25 @@ class DecoderSession:
 
         # cross-attention: every hypothesis's queries against the shared audio, as one (H, B*n, .) batch
         cq = block.cross_attn.query(block.cross_attn_ln(x)).reshape(b * n, self.n_head, -1).transpose(1, 0, 2)
-        w = mx.softmax((cq * self.scale) @ cross[0], axis=-1, precise=True)
-        y = (w @ cross[1]).transpose(1, 0, 2).reshape(b, n, d)
+        qk = (cq * self.scale) @ cross[0]
+        y = (mx.softmax(qk, axis=-1, precise=True) @ cross[1]).transpose(1, 0, 2).reshape(b, n, d)
         x = x + block.cross_attn.out(y)
 
         x = x + block.mlp2(nn.gelu(block.mlp1(block.mlp_ln(x))))
-        return x, (k, v)
+        return x, (k, v), qk
 
     def reorder(self, sources: list[int]) -> None:
         """Make row j of the self-attention cache a copy of row sources[j] (the beam's parent)."""
-        if sources == list(range(self.batch)):
+        if list(sources) == list(range(self.batch)):
             return
+        self.trace.reorder(sources)
         index = mx.array(sources)
         self.cache = [(mx.take(k, index, axis=0), mx.take(v, index, axis=0)) for k, v in self.cache]
 
     def truncate(self, length: int) -> None:
         """Forget cached positions from `length` on (tokens that were forwarded but rejected)."""
         self.cache = [(k[:, :, :length], v[:, :, :length]) for k, v in self.cache]
+        self.trace.truncate(min(self.length, length))
 
 
 def _causal(n: int, offset: int, dtype: mx.Dtype) -> mx.array:

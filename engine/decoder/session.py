@@ -16,10 +16,10 @@ def default_backend() -> str:
 
 
 def make_session(model, features, backend: str | None = None, audio_frames: int | None = None):
-    """A decoder session for one round; audio_frames bounds the attention the numpy session records."""
+    """A decoder session for one round; audio_frames bounds the attention the session records."""
     backend = backend or default_backend()
     if backend == "numpy":
         return NumpyDecoderSession(model, features, audio_frames=audio_frames)
     if backend == "mlx":
-        return DecoderSession(model, features)
+        return DecoderSession(model, features, audio_frames)
     raise ValueError(f"unknown decoder backend {backend!r} (expected one of {BACKENDS})")

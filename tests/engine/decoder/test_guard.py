@@ -1,5 +1,6 @@
 """The guard (AlignAtt's rule): a round whose audio ends mid-word stops before that word, padded or hushed,
-with beam search and with one-pass verification of the previous round's text."""
+with beam search and with one-pass verification of the previous round's text, in either decoder session (numpy
+on the CPU, MLX on a GPU)."""
 from __future__ import annotations
 
 import pytest
@@ -36,13 +37,15 @@ def _decode(tiny_model, audio, padding, options: DecodeOptions, reference=None):
 
 @pytest.mark.parametrize("padding", ["pad30", "hush"])
 @pytest.mark.parametrize("beam_size", [1, 5])
-def test_the_guard_ends_a_round_whose_audio_ends_mid_word(tiny_model, clip, words, padding, beam_size):
+@pytest.mark.parametrize("decoder", ["numpy", "mlx"])
+def test_the_guard_ends_a_round_whose_audio_ends_mid_word(tiny_model, clip, words, padding, beam_size, decoder):
     making = next(w for w in words if "making" in w.text)
     cut = clip[: int((making.start + making.end) / 2 * SAMPLE_RATE)]  # "… the art of mak"
     pad = PAD30 if padding == "pad30" else hush_choice(tiny_model).padding
     assert pad.kind == padding
-    unguarded, said = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size))
-    guarded, kept = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES))
+    unguarded, said = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, decoder=decoder))
+    guarded, kept = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES,
+                                                                  decoder=decoder))
     assert not unguarded.guarded and guarded.guarded
     assert "making" in " ".join(said)  # without the guard the model guesses the word it heard half of
     assert kept and "making" not in kept and "mak" not in " ".join(kept)

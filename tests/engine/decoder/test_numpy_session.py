@@ -1,6 +1,6 @@
 """The numpy decoder session against the MLX one on real clips: same tokens (greedy, beam 5, beam
-pruning with verification), logits within a relative tolerance any BLAS kernel meets, an attention
-trace that follows beam reorders, word times from the decoding's own attention, and stepping that
+pruning with verification), logits and recorded attention within a relative tolerance any BLAS kernel meets,
+an attention trace that follows beam reorders, word times from the decoding's own attention, and stepping that
 hands over between threads."""
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -37,11 +37,15 @@ def encoded(transcriber):
 def test_logits_match_the_mlx_session(transcriber, encoded):
     tok, features = transcriber.tokenizer, encoded["LJ001-0009.wav"].features
     tokens = list(tok.sot_sequence) + [tok.timestamp_begin] + tok.encode(" Printing, then, for our purpose")
-    expected = np.array(DecoderSession(transcriber.model, features).forward(mx.array([tokens])))
+    reference = DecoderSession(transcriber.model, features)
+    expected = np.array(reference.forward(mx.array([tokens])))
     session = NumpyDecoderSession(transcriber.model, features)
     got = np.concatenate([session.forward([tokens[a:b]]) for a, b in ((0, 3), (3, 4), (4, len(tokens)))], axis=1)
     assert got.dtype == np.float32
     assert_close(got, expected)
+    positions = list(range(len(tokens)))  # both record the alignment heads' cross-attention alike
+    assert_close(session.trace.logits(session.trace.path(0), positions),
+                 reference.trace.logits(reference.trace.path(0), positions))
     picked = NumpyDecoderSession(transcriber.model, features).forward([tokens], positions=[0, len(tokens) - 1])
     assert_close(picked, expected[:, [0, -1]])
 
@@ -77,9 +81,9 @@ def test_same_tokens_as_the_mlx_decoder(transcriber, encoded, name, beam_size):
     assert results[1].tokens == results[0].tokens and results[0].tokens
     assert results[1].beam_widths == results[0].beam_widths
     assert results[1].sum_logprob == pytest.approx(results[0].sum_logprob, rel=1e-3)
-    assert results[0].attention is None  # the MLX session keeps no trace (word times: a second pass)
     if not transcriber.degenerate(results[1], encoded[name]):  # a round run to its token budget has no trace
         assert results[1].attention.shape[1] == len(results[1].tokens) + 1
+        assert_close(results[1].attention, results[0].attention)  # word times from either decoding alike
     assert len(results[1].token_probs) == len(results[1].tokens) and all(0 < p <= 1 for p in results[1].token_probs)
 
 
