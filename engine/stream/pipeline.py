@@ -12,8 +12,9 @@ the audio of round n+1):
 5. round n goes through LocalAgreement; its confirmed words are returned.
 
 Each round's words are thus returned one call later than in the serial loop, but a call costs
-about prefill + max(encode, decode) + DTW instead of their sum. On a Mac the accelerator is
-MLX's GPU; without a GPU both executors are CPU streams on their own threads and still overlap.
+about prefill + max(encode, decode) + DTW instead of their sum. The accelerator is MLX's GPU (Metal on a
+Mac, CUDA elsewhere); without a GPU both executors are CPU streams on their own threads and still overlap. The
+CPU executor decodes in numpy, or in MLX on the GPU where the allocation says so (engine.stream.config.decoder_backend).
 """
 from __future__ import annotations
 

@@ -127,8 +127,11 @@ def _intro(meta: dict) -> list[str]:
     """The table's title and how it was measured."""
     if "pace" in meta:
         title = f"# WhisperFlow bench ({meta.get('started', '')})"
-        clock = (f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound is the computation-unaware "
-                 "pace.")
+        clock = {"fast": "At `--pace fast` the audio arrives faster than it is spoken, so the latency columns measure no "
+                         "latency (WER, corrections and costs hold).",
+                 "unaware": "Latency is computation-unaware at `--pace unaware` (the clock advances by audio only)."
+                 }.get(meta["pace"], f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound is the "
+                                     "computation-unaware pace.")
         reference = f"offline {meta.get('reference_model', '?')}"
     else:  # a folder of --score-jsonl rows alone: no bench run wrote its meta
         title = "# WhisperFlow bench: scored stream JSONLs"

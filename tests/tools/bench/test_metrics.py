@@ -263,3 +263,11 @@ def test_wer_difference_is_paired_by_file():
         for config, errors in (("baseline", 1), ("flow", 2)) for f in files]
     assert ("WER against the first row (baseline), in points, paired by file (95 % bootstrap interval over 12 "
             "files): flow +10.0 [+10.0, +10.0].") in markdown(summarize_run(records))
+
+
+def test_the_table_says_what_its_latency_measures_at_each_pace():
+    intro = {pace: markdown(summarize_run([{"type": "meta", "pace": pace}])).splitlines()[2]
+             for pace in ("realtime", "unaware", "fast")}
+    assert "computation-aware at `--pace realtime`" in intro["realtime"]
+    assert "computation-unaware at `--pace unaware`" in intro["unaware"]
+    assert "measure no latency" in intro["fast"] and "computation-aware" not in intro["fast"]
