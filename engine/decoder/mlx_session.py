@@ -90,7 +90,8 @@ class DecoderSession:
         self.trace.add(offset, np.array(attention, dtype=np.float32))
         return logits
 
-    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross) -> tuple[mx.array, tuple, mx.array]:
+    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross
+               ) -> tuple[mx.array, tuple, mx.array]:
         """One residual block; also returns its cross-attention logits (H, B*n, T)."""
         attn = block.attn
         h = block.attn_ln(x)

@@ -123,15 +123,19 @@ HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | lat
           "| budget stops | rounds skipped (silence) | late (max delay) |")
 
 
+_CLOCKS = {  # what the latency columns measure at the paces that are not computation-aware
+    "fast": "At `--pace fast` the audio arrives faster than it is spoken, so the latency columns measure no latency "
+            "(WER, corrections and costs hold).",
+    "unaware": "Latency is computation-unaware at `--pace unaware` (the clock advances by audio only).",
+}
+
+
 def _intro(meta: dict) -> list[str]:
     """The table's title and how it was measured."""
     if "pace" in meta:
         title = f"# WhisperFlow bench ({meta.get('started', '')})"
-        clock = {"fast": "At `--pace fast` the audio arrives faster than it is spoken, so the latency columns measure no "
-                         "latency (WER, corrections and costs hold).",
-                 "unaware": "Latency is computation-unaware at `--pace unaware` (the clock advances by audio only)."
-                 }.get(meta["pace"], f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound is the "
-                                     "computation-unaware pace.")
+        clock = _CLOCKS.get(meta["pace"], f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound "
+                            "is the computation-unaware pace.")
         reference = f"offline {meta.get('reference_model', '?')}"
     else:  # a folder of --score-jsonl rows alone: no bench run wrote its meta
         title = "# WhisperFlow bench: scored stream JSONLs"
