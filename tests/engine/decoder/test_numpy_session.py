@@ -106,12 +106,12 @@ def test_word_times_from_the_decoding_match_forced_alignment(tiny_model):
     audio = load_audio(DATA / "acoustic_corpus_10s.wav")
     grid = [(w.text, w.end) for w in read_textgrid_words(DATA / "acoustic_corpus.TextGrid") if w.end < 9.5]
     errors = {}
-    for backend in ("mlx", "numpy"):  # the MLX session has no attention trace: a second decoder pass
+    for backend in ("mlx", "numpy"):  # each from the attention its own decoding recorded
         result = Transcriber(tiny_model, decode=DecodeOptions(decoder=backend)).transcribe(audio)
         words = [(w.text, w.end) for w in result.words if w.end < 9.5]
         errors[backend] = np.mean(word_end_error(words, grid))
         assert all(0 < w.probability <= 1 for w in result.words)
-    assert errors["numpy"] <= 0.2 and errors["numpy"] <= errors["mlx"] + 0.03, errors
+    assert errors["numpy"] <= 0.2 and errors["numpy"] == pytest.approx(errors["mlx"], abs=0.01), errors
 
 
 def test_stepping_hands_over_between_threads(transcriber, encoded):
