@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QTool
 from engine.audio.devices import InputDevice, list_input_devices, pulse_sources, rescan_devices
 from engine.audio.sources import AudioSource, FileSource, MicrophoneSource
 from engine.audio.system_audio import system_audio_availability
+from engine.errors import DeviceError
 
 SCREEN_CAPTURE_KEY = "screencapture"  # macOS 13+: everything the Mac plays, through ScreenCaptureKit
 AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *.mp4);;All files (*)"
@@ -62,8 +63,9 @@ def _is_alsa_plugin(device: InputDevice) -> bool:
     return sys.platform.startswith("linux") and device.name.split(":")[0].strip().lower() in ALSA_PLUGIN_DEVICES
 
 
-def available_sources() -> list[SourceChoice]:
-    """The default microphone first, the other microphones, then system audio.
+def available_sources() -> tuple[list[SourceChoice], str | None]:
+    """The default microphone first, the other microphones, then system audio; and, where PortAudio cannot be
+    loaded, why no microphone is listed.
 
     With a sound server (PulseAudio/PipeWire) its sources are the devices a person knows by name, and PortAudio's
     ALSA view (the same cards as hw:N names, plus plugin devices such as "default" and "pulse") is left out;
@@ -71,8 +73,12 @@ def available_sources() -> list[SourceChoice]:
     """
     pulse = pulse_sources()
     mics = [_choice(d) for d in pulse if d.kind == "microphone"]
+    problem = None
     if not mics:
-        portaudio = list_input_devices()
+        try:
+            portaudio = list_input_devices()
+        except DeviceError as exc:
+            portaudio, problem = [], str(exc)
         real = [d for d in portaudio if not _is_alsa_plugin(d)]
         mics = [_choice(d) for d in real]
         if not real and portaudio:  # only plugin devices: offer the default route, under a person's name
@@ -82,7 +88,7 @@ def available_sources() -> list[SourceChoice]:
     system = [_choice(d) for d in pulse if d.kind == "system"]
     if sys.platform == "darwin" and system_audio_availability().available:
         system.append(SourceChoice("system", SCREEN_CAPTURE_KEY, "System audio (everything the Mac plays)"))
-    return mics + system
+    return mics + system, problem
 
 
 class SourcePicker(QWidget):
@@ -117,15 +123,18 @@ class SourcePicker(QWidget):
         keep = select_key or (self.current().key if self.current() else None)
         self.combo.blockSignals(True)
         self.combo.clear()
-        choices = available_sources()
+        choices, problem = available_sources()
         for choice in choices:
             self.combo.addItem(choice.label, choice)
         if self._file is not None:
             self.combo.addItem(f"File: {Path(self._file.key).name}", self._file)
         self.combo.addItem("Audio file…", None)
         has_system = any(c.kind == "system" for c in choices)
-        self.note.setVisible(not has_system)
-        self.note.setText("" if has_system else system_audio_availability().message)
+        notes = [problem] if problem else []
+        if not has_system:
+            notes.append(system_audio_availability().message)
+        self.note.setVisible(bool(notes))
+        self.note.setText("\n".join(notes))
         index = next((i for i in range(self.combo.count())
                       if self.combo.itemData(i) is not None and self.combo.itemData(i).key == keep), 0)
         self.combo.setCurrentIndex(index)
@@ -134,7 +143,10 @@ class SourcePicker(QWidget):
 
     def rescan(self) -> None:
         """Ask PortAudio and the sound server again (only while no source is open)."""
-        rescan_devices()
+        try:
+            rescan_devices()
+        except DeviceError:
+            pass  # PortAudio cannot be loaded: refresh says so under the list
         self.refresh()
 
     def current(self) -> SourceChoice | None:

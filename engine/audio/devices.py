@@ -14,9 +14,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Literal
-
-import sounddevice as sd
 
 from engine.errors import DeviceError
 
@@ -50,17 +49,30 @@ class OpenSpec:
     pulse_source: str | None
 
 
+def portaudio() -> ModuleType:
+    """sounddevice, PortAudio's binding, loaded when an input is first listed or opened, so that files stream and
+    transcribe without a sound library. DeviceError, saying what to install, where PortAudio cannot be loaded."""
+    try:
+        import sounddevice
+    except (OSError, ImportError) as exc:
+        raise DeviceError(f"Audio inputs need the PortAudio library, which could not be loaded ({exc}). On Debian or "
+                          "Ubuntu: sudo apt-get install libportaudio2; then restart WhisperFlow.") from exc
+    return sounddevice
+
+
 def rescan_devices() -> None:
     """Re-initialise PortAudio so inputs plugged in (or a sound server started) since then show up.
 
     Only call while no stream is open: PortAudio closes every stream when it terminates.
     """
+    sd = portaudio()
     sd._terminate()
     sd._initialize()
 
 
 def list_input_devices() -> list[InputDevice]:
     """Microphones and other capture devices PortAudio offers (PortAudio's current view; see rescan_devices)."""
+    sd = portaudio()
     try:
         default_index = sd.query_devices(kind="input")["index"]
     except (sd.PortAudioError, ValueError):
@@ -152,7 +164,7 @@ def _describe(devices: list[InputDevice]) -> str:
 
 
 def _pulse_portaudio_index() -> int | None:
-    for info in sd.query_devices():
+    for info in portaudio().query_devices():
         if info["name"] == PULSE_PORTAUDIO_DEVICE and info["max_input_channels"] > 0:
             return int(info["index"])
     return None
@@ -168,7 +180,7 @@ def _resolve_pulse(source_name: str) -> OpenSpec:
     if index is None:
         raise DeviceError(f"Cannot open '{match.name}': PortAudio has no ALSA 'pulse' device "
                           "(install libasound2-plugins, or restart WhisperFlow after the sound server started).")
-    info = sd.query_devices(index)
+    info = portaudio().query_devices(index)
     opened = InputDevice(id=match.id, name=match.name, channels=min(match.channels, info["max_input_channels"]),
                          default_samplerate=float(info["default_samplerate"]), is_default=match.is_default,
                          kind=match.kind)

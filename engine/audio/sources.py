@@ -10,15 +10,18 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sounddevice as sd
 import soundfile as sf
 import soxr
 
 from engine.audio.files import _BLOCK_FRAMES, SAMPLE_RATE, check_audio_path, decode_error
-from engine.audio.devices import InputDevice, OpenSpec, pulse_source_env, resolve_input
+from engine.audio.devices import InputDevice, OpenSpec, portaudio, pulse_source_env, resolve_input
 from engine.errors import AudioError, DeviceError
+
+if TYPE_CHECKING:
+    import sounddevice as sd
 
 _EMPTY = np.zeros(0, np.float32)
 FIRST_BLOCK_TIMEOUT_S = 10.0  # devices may take seconds to wake (Bluetooth, idle sound servers)
@@ -290,6 +293,7 @@ class MicrophoneSource(QueuedSource):
         if self._started:
             raise RuntimeError("a MicrophoneSource can be started once; make a new one")
         spec = resolve_input(self._device_arg)
+        sd = portaudio()
         rate = spec.device.default_samplerate
         channels = max(1, min(2, spec.device.channels))
         try:
@@ -361,5 +365,5 @@ def _abort_and_close(stream: sd.InputStream) -> None:
     try:
         stream.abort()
         stream.close()
-    except sd.PortAudioError:
+    except portaudio().PortAudioError:
         pass

@@ -132,3 +132,22 @@ def test_an_unplugged_device_keeps_the_tail_and_writes_done(virtual_mic, tmp_pat
     words = " ".join(e["text"] for e in events if e["type"] == "word")
     assert wer(words) <= 0.25, words  # the unconfirmed tail was confirmed as on a clean stop
     assert "types" in words.lower()
+
+
+# As where libportaudio2 is not installed: sounddevice's search for the library finds none.
+WITHOUT_PORTAUDIO = ("import ctypes.util, sys; ctypes.util.find_library = lambda name: None; "
+                     "from cli.main import main; sys.exit(main(sys.argv[1:]))")
+
+
+def test_without_portaudio_files_still_stream_and_inputs_say_what_to_install(tmp_path):
+    out = tmp_path / "events.jsonl"
+    run = subprocess.run([sys.executable, "-c", WITHOUT_PORTAUDIO, "stream", str(CLIP), "--pace", "fast",
+                          "--jsonl", str(out)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    words = " ".join(e["text"] for e in read_jsonl(out) if e["type"] == "word")
+    assert wer(words) < 0.2
+    listed = subprocess.run([sys.executable, "-c", WITHOUT_PORTAUDIO, "devices"], capture_output=True, text=True,
+                            timeout=120, cwd=REPO)
+    assert listed.returncode == 2
+    assert listed.stderr.startswith("error: Audio inputs need the PortAudio library") and "libportaudio2" in listed.stderr
+    assert "Traceback" not in listed.stderr
