@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields, replace
 from engine.errors import SettingsError
 from engine.stream.round import Transcriber
 from engine.runtime.blas import set_blas_threads
+from engine.runtime.mlx_thread import gpu_available
 from engine.decoder.options import DecodeOptions
 from engine.encoder.input import PAD30
 from engine.model.store import DEFAULT_MODEL
@@ -173,8 +174,6 @@ def decoder_backend(allocation: Allocation) -> str | None:
     device (None: engine.decoder.session chooses)."""
     if not allocation.pipeline:
         return None
-    from engine.runtime.mlx_thread import gpu_available
-
     return "mlx" if allocation.decoder == "gpu" and gpu_available() else "numpy"
 
 

@@ -22,6 +22,7 @@ from engine.audio.sources import PacedFileSource
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
 from engine.model.whisper_model import LoadedModel
+from engine.runtime.mlx_thread import gpu_available
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 
 WER_SLACK = 0.05  # an allocation may be at most 5 points worse than the best WER to be chosen
@@ -32,8 +33,6 @@ Progress = Callable[[int, int, CalibrationRow | None], None]
 def candidate_allocations(has_gpu: bool | None = None) -> list[Allocation]:
     """The allocations worth measuring on this machine."""
     if has_gpu is None:
-        from engine.runtime.mlx_thread import gpu_available
-
         has_gpu = gpu_available()
     if has_gpu:
         return [Allocation(False)] + [
