@@ -10,7 +10,7 @@ scaled_dot_product_attention. mx.compile of the step did not make it faster on t
 is bound by reading the weights: about 130 MB for tiny.en, 80 MB of it the vocabulary projection).
 
 Like the numpy session, it records the alignment heads' cross-attention logits of every forwarded position
-(engine.decoder.numpy_session.AttentionTrace), evaluated with each step's logits: the guard and the word times
+(engine.decoder.attention_trace.AttentionTrace), evaluated with each step's logits: the guard and the word times
 read them, so a GPU round needs no second decoder pass for its word times.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import mlx.nn as nn
 import numpy as np
 from mlx_whisper.whisper import MultiHeadAttention, ResidualAttentionBlock, Whisper
 
-from engine.decoder.numpy_session import AttentionTrace
+from engine.decoder.attention_trace import AttentionTrace
 
 
 def _heads(x: mx.array, n_head: int) -> mx.array:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.decoder.attention_trace import AttentionTrace
 from engine.model.gelu import gelu_in_place
 from engine.runtime.blas import single_threaded_numpy_blas
 
@@ -130,50 +131,6 @@ def _layer_norm(x: np.ndarray, ln: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
 def _softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
-
-
-class AttentionTrace:
-    """The alignment heads' cross-attention logits of every forwarded position, per hypothesis.
-
-    Each forward call keeps its (batch, n, heads, frames) array; `paths` holds, per live row, which row
-    of each call it descends from, so reordering hypotheses only permutes a small index table.
-    """
-
-    def __init__(self):
-        self.starts: list[int] = []
-        self.calls: list[np.ndarray] = []
-        self.paths = np.zeros((1, 0), np.int64)
-
-    def add(self, start: int, qk: np.ndarray) -> None:
-        rows = np.arange(qk.shape[0])[:, None]
-        self.paths = np.hstack([np.broadcast_to(self.paths, (qk.shape[0], self.paths.shape[1])), rows])
-        self.starts.append(start)
-        self.calls.append(qk)
-
-    def reorder(self, sources: list[int]) -> None:
-        self.paths = self.paths[sources]
-
-    def truncate(self, length: int) -> None:
-        while self.starts and self.starts[-1] >= length:
-            self.starts.pop(), self.calls.pop()
-        if self.calls:
-            self.calls[-1] = self.calls[-1][:, : length - self.starts[-1]]
-        self.paths = self.paths[:, : len(self.calls)]
-
-    def path(self, row: int) -> np.ndarray:
-        """A snapshot of one hypothesis's ancestry (valid after later reorders)."""
-        return self.paths[row].copy()
-
-    def logits(self, path: np.ndarray, positions: list[int]) -> np.ndarray | None:
-        """(heads, len(positions), frames) for the hypothesis with this path; None if one is missing."""
-        ends = np.cumsum([c.shape[1] for c in self.calls[: len(path)]])
-        if not positions or not len(ends) or max(positions) >= ends[-1]:
-            return None
-        out = []
-        for p in positions:
-            c = int(np.searchsorted(ends, p, side="right"))
-            out.append(self.calls[c][path[c], p - self.starts[c]])
-        return np.stack(out, axis=1)
 
 
 class NumpyDecoderSession:
