@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, Q
 from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
 from engine.session.events import StreamUpdate
+from engine.session.transcript import settle_periods
 
 from app.widgets.all_desktops import show_on_all_desktops
 from app.widgets.caption_layout import CaptionWord, wrap_words
@@ -114,17 +115,19 @@ class CaptionWindow(QWidget):
         self.update()
 
     def text(self) -> str:
-        """What the window holds: confirmed words, then the unconfirmed tail."""
-        return " ".join(t for t, _ in self._confirmed + self._tentative)
+        """What the window holds: confirmed words, then the unconfirmed tail (periods settled)."""
+        return " ".join(word.text for word in self._words())
 
     def visible_lines(self) -> list[list[CaptionWord]]:
         """The lines on screen now, newest last."""
         return self._lines()[-self.caption_style.lines:]
 
     def _words(self) -> list[CaptionWord]:
+        """The words to draw, periods settled by the words after them, the tail's too (settle_periods)."""
         below = self.caption_style.unsure_below
-        return ([CaptionWord(t, True, p < below) for t, p in self._confirmed]
-                + [CaptionWord(t, False, p < below) for t, p in self._tentative])
+        words = self._confirmed + self._tentative
+        texts = settle_periods([t for t, _ in words])
+        return [CaptionWord(t, k < len(self._confirmed), p < below) for k, (t, (_, p)) in enumerate(zip(texts, words))]
 
     def _lines(self) -> list[list[CaptionWord]]:
         metrics = QFontMetricsF(self._font())

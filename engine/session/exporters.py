@@ -17,7 +17,7 @@ import webvtt
 
 from engine.errors import WhisperFlowError
 from engine.runtime.safe_write import write_file_atomic
-from engine.session.transcript import LINE_LIMITS, Transcript, group_cues, subtitle_cues
+from engine.session.transcript import LINE_LIMITS, Transcript, group_cues, settled, subtitle_cues
 
 FORMATS = ("txt", "srt", "vtt", "json", "md")
 FORMAT_NAMES = {"txt": "Plain text", "srt": "SubRip subtitles", "vtt": "WebVTT subtitles", "json": "JSON",
@@ -95,7 +95,8 @@ def to_json(transcript: Transcript) -> str:
         "text": transcript.text,
     }
     words = [json.dumps({"text": w.text, "start": round(float(w.start), 3), "end": round(float(w.end), 3),
-                         "confidence": round(float(w.probability), 4)}, ensure_ascii=False) for w in transcript.words]
+                         "confidence": round(float(w.probability), 4)}, ensure_ascii=False)
+             for w in settled(transcript.words)]
     body = ",".join(f"\n    {w}" for w in words) + ("\n  " if words else "")  # one word per line
     return json.dumps(head, ensure_ascii=False, indent=2)[:-2] + f',\n  "words": [{body}]\n}}\n'
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from engine.session.words import Word
 
 _SENTENCE_END = re.compile(r"[.?!…。？！][\"'”’)\]]*$")
+_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca"})  # a period that ends no sentence
 
 
 def now_iso() -> str:
@@ -81,8 +82,41 @@ class Transcript:
 
 
 def join_words(words: Sequence[Word]) -> str:
-    """The words as running text, one space between them."""
-    return " ".join(w.text.strip() for w in words if w.text.strip())
+    """The words as running text, one space between them, periods settled (settle_periods)."""
+    return " ".join(settle_periods([w.text.strip() for w in words if w.text.strip()]))
+
+
+def contradicted_period(text: str, following: str) -> bool:
+    """Whether the period closing text is no sentence end, as the word after it goes on in lower case.
+
+    A round whose audio ends where the speaker draws breath often ends its text there with a period ("represented
+    in the exhibition."), and `flow` may confirm that word before any round has heard on; the rounds after it go on
+    in lower case ("in being comparatively modern"). Abbreviations keep theirs ("etc.", "i.e.")."""
+    stem = text.strip()
+    if not stem.endswith(".") or "." in stem[:-1] or stem[:-1].lower().lstrip("\"'“‘([") in _ABBREVIATIONS:
+        return False
+    letter = next((c for c in following if c.isalpha()), "")
+    return letter.islower()
+
+
+def settle_periods(texts: Sequence[str]) -> list[str]:
+    """texts (words in order) with a comma for each period that the next non-empty word contradicts
+    (contradicted_period): the round heard a break there, and the sentence goes on. Captions, text and exports
+    show words this way; journals and the JSONL keep them as the model said them."""
+    out = list(texts)
+    following = ""
+    for i in range(len(out) - 1, -1, -1):
+        if contradicted_period(out[i], following):
+            out[i] = out[i].rstrip()[:-1] + ","
+        if out[i].strip():
+            following = out[i]
+    return out
+
+
+def settled(words: Sequence[Word]) -> list[Word]:
+    """words with their periods settled (settle_periods), times and probabilities unchanged."""
+    texts = settle_periods([w.text for w in words])
+    return [w if t == w.text else replace(w, text=t) for w, t in zip(words, texts)]
 
 
 def ends_sentence(text: str) -> bool:
@@ -134,7 +168,7 @@ def group_cues(words: Sequence[Word], limits: CueLimits = SUBTITLE_LIMITS) -> li
     current: list[Word] = []
     first = last = 0
     chars = 0
-    for i, word in enumerate(words):
+    for i, word in enumerate(settled(words)):
         text = word.text.strip()
         if not text:
             continue
@@ -220,7 +254,7 @@ def subtitle_cues(words: Sequence[Word], max_pause_s: float = 1.0) -> list[Subti
     sentence ends and pauses, and, when a sentence is too long for one cue, at the phrase end (comma, colon…)
     that leaves the fullest cue; no cue of one word where a neighbour can take it; at least MIN_CUE_S on screen
     unless the next cue starts sooner."""
-    indexed = [(i, w) for i, w in enumerate(words) if w.text.strip()]
+    indexed = [(i, w) for i, w in enumerate(settled(words)) if w.text.strip()]
     # 1. Runs that must not share a cue: sentences, and speech between pauses.
     runs: list[list[tuple[int, Word]]] = []
     for i, w in indexed:

@@ -77,6 +77,13 @@ def test_confirmed_words_solid_tail_dimmed_and_replaced_in_place(window):
     assert not image.isNull()
 
 
+def test_a_period_the_words_after_it_contradict_is_shown_as_a_comma(window):
+    window.show_update(update(["in", "the", "exhibition."], ["in", "being"]))
+    assert window.text() == "in the exhibition, in being"  # the round heard a break there; the next went on
+    window.show_update(update([], ["For", "although"]))
+    assert window.text() == "in the exhibition. For although"
+
+
 def test_number_of_lines_follows_the_setting(window):
     window.resize(260, window.height())
     window.show_update(update("one two three four five six seven eight nine ten eleven twelve".split()))

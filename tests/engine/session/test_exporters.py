@@ -29,7 +29,7 @@ def test_cues_break_at_sentences_pauses_length_and_duration():
         ("pause", 3.1, 3.5), ("a", 3.6, 3.7), ("rather", 3.8, 4.1), ("long", 4.2, 4.5),
         ("stretch", 4.6, 5.0), ("of", 5.1, 5.2), ("words", 5.3, 5.6), ("without", 5.7, 6.0),  # 42 chars
         ("end.", 6.1, 6.3),
-        ("slow", 7.0, 8.0), ("slow", 9.0, 9.9), ("slow", 10.5, 11.4), ("slow", 12.0, 12.9),
+        ("Slow", 7.0, 8.0), ("slow", 9.0, 9.9), ("slow", 10.5, 11.4), ("slow", 12.0, 12.9),
         ("slow", 13.5, 14.4), ("slow", 15.0, 15.9),  # 7 s limit (pauses under 1 s)
     ])
     cues = group_cues(words, SUBTITLE_LIMITS)
@@ -37,7 +37,7 @@ def test_cues_break_at_sentences_pauses_length_and_duration():
     assert texts[:4] == ["Hello there.", "After this", "pause a rather long stretch of words", "without end."]
     assert all(len(t) <= 42 for t in texts)
     assert all(c.end - c.start <= 7.0 for c in cues)
-    assert texts[4:] == ["slow slow slow slow", "slow slow"]
+    assert texts[4:] == ["Slow slow slow slow", "slow slow"]
     # the cues tile the word list: indices are contiguous and cover every word once
     assert [i for c in cues for i in range(c.first, c.stop)] == list(range(len(words)))
     assert all(c.words == tuple(words[c.first:c.stop]) for c in cues)
@@ -65,6 +65,24 @@ def assert_cues(got: list[tuple[float, float, str]], transcript: Transcript) -> 
     assert [text for _, _, text in got] == [c.text for c in cues]
     times = [t for start, end, _ in got for t in (start, end)]
     assert times == pytest.approx([t for c in cues for t in (c.start, c.end)], abs=1.5e-3)
+
+
+def test_a_period_the_next_word_contradicts_is_a_comma_in_every_format():
+    """flow, long-form file: a word confirmed at the end of a round's audio kept the period the round guessed there
+    ("represented in the exhibition. in being comparatively modern"); the words after it go on in lower case."""
+    words = words_at([("represented", 0.0, 0.5), ("in", 0.5, 0.6), ("the", 0.6, 0.7), ("exhibition.", 0.7, 1.3),
+                      ("in", 1.4, 1.5), ("being", 1.5, 1.8), ("modern.", 1.8, 2.3), ("For", 2.4, 2.6),
+                      ("missals,", 2.7, 3.1), ("psalters,", 3.1, 3.6), ("etc.", 3.6, 4.0), ("produced", 4.0, 4.5),
+                      ("i.e.", 4.6, 4.9), ("the", 4.9, 5.0), ("letter.", 5.0, 5.4)])
+    transcript = Transcript("s", "2026-11-25T10:00:00+00:00", "file", "tiny.en", words)
+    said = "represented in the exhibition, in being modern. For missals, psalters, etc. produced i.e. the letter."
+    assert transcript.text == said
+    cues = [c.text for c in group_cues(words, LINE_LIMITS)]
+    assert cues[:2] == ["represented in the exhibition, in being modern.", "For missals, psalters, etc."]
+    assert " ".join(w["text"] for w in json.loads(render(transcript, "json"))["words"]) == said
+    first_subtitle = next(srt.parse(render(transcript, "srt"))).content
+    assert first_subtitle.replace("\n", " ") == "represented in the exhibition, in being modern."
+    assert [w.text for w in transcript.words][3] == "exhibition."  # the words themselves keep what was said
 
 
 def test_every_format_written_and_parsed_back(real_transcript, tmp_path):
