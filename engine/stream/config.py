@@ -34,7 +34,7 @@ _FLOW = dict(_WHISPER_STREAMING, hush=True, hush_min_s=8.0, guard_frames=8, loop
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
     "flow": _FLOW,
-    "low-power": dict(_FLOW, min_chunk_s=2.0, max_delay_s=3.0),  # 1.5 s took 0.52 CPU s per audio s (docs/bench/long)
+    "low-power": dict(_FLOW, min_chunk_s=2.0, max_delay_s=3.0),  # 1.5 s took 0.52 CPU s per audio s (commit 6f999bc)
 }
 
 
