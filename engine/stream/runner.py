@@ -58,7 +58,7 @@ def run_stream(
         return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
 
     def report(words, round_s: float, level: float, span: tuple[float, float] | None) -> float:
-        now = clock()
+        now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
         tentative = processor.tentative()
         shown = tracker.update(words, tentative, now)
         events = [WordEvent(w.text, w.start, w.end, now, w.probability, at) for w, at in zip(words, shown)]
