@@ -9,6 +9,7 @@ from contextlib import nullcontext
 
 from engine.errors import WhisperFlowError
 from engine.model.store import DEFAULT_MODEL
+from engine.session.transcript import settle_periods
 
 
 def register(sub) -> None:
@@ -100,25 +101,40 @@ def open_jsonl(path: str | None):
 
 
 class _CaptionPrinter:
-    """Prints confirmed words as a flowing caption line on a terminal."""
+    """Prints confirmed words as a flowing caption line on a terminal. A word ending in a period waits for the next
+    word, which may show the period to be a comma, as the caption window shows it (settle_periods)."""
 
     def __init__(self, out):
         self.out = out
         self.column = 0
+        self.held: str | None = None
 
     def __call__(self, update) -> None:
         for w in update.confirmed:
-            text = w.text if self.column == 0 else " " + w.text
-            if self.column + len(text) > 78:
-                self.out.write("\n")
-                text, self.column = w.text, 0
-            self.out.write(text)
-            self.column += len(text)
+            if self.held is not None:
+                self._write(settle_periods([self.held, w.text])[0])
+                self.held = None
+            if w.text.rstrip().endswith("."):
+                self.held = w.text
+            else:
+                self._write(w.text)
         self.out.flush()
 
+    def _write(self, word: str) -> None:
+        text = word if self.column == 0 else " " + word
+        if self.column + len(text) > 78:
+            self.out.write("\n")
+            text, self.column = word, 0
+        self.out.write(text)
+        self.column += len(text)
+
     def close(self) -> None:
+        if self.held is not None:
+            self._write(self.held)
+            self.held = None
         if self.column:
             self.out.write("\n")
+        self.out.flush()
 
 
 def cmd_stream(args) -> int:

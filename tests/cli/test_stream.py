@@ -99,3 +99,27 @@ def test_transcribe_writes_word_timestamps(tmp_path):
     words = [e for e in read_jsonl(out) if e["type"] == "word"]
     assert wer(" ".join(w["text"] for w in words)) <= 0.15
     assert words[0]["start"] < 1.0 and 6.0 < words[-1]["end"] < 8.0
+
+
+def test_terminal_captions_show_a_period_the_next_word_contradicts_as_a_comma():
+    """As in the caption window: "exhibition." followed by "in" reads "exhibition,"; a sentence end, an
+    abbreviation and the last word keep their periods (the last once the stream ends)."""
+    import io
+
+    from cli.stream import _CaptionPrinter
+    from engine.session.events import StreamUpdate, WordEvent
+
+    def update(*texts):
+        words = [WordEvent(t, 0.0, 0.1, 0.2) for t in texts]
+        return StreamUpdate(confirmed=words, tentative=[], clock=0.2, round_s=0.1, buffer_s=1.0)
+
+    out = io.StringIO()
+    captions = _CaptionPrinter(out)
+    captions(update("represented", "in", "the", "exhibition."))
+    assert out.getvalue() == "represented in the"
+    captions(update("in", "being", "modern,", "etc."))
+    captions(update("and", "so", "on."))
+    captions(update("The", "end."))
+    assert out.getvalue() == "represented in the exhibition, in being modern, etc. and so on. The"
+    captions.close()
+    assert out.getvalue() == "represented in the exhibition, in being modern, etc. and so on. The end.\n"
