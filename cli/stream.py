@@ -101,8 +101,9 @@ def open_jsonl(path: str | None):
 
 
 class _CaptionPrinter:
-    """Prints confirmed words as a flowing caption line on a terminal. A word ending in a period waits for the next
-    word, which may show the period to be a comma, as the caption window shows it (settle_periods)."""
+    """Prints confirmed words as a flowing caption line on a terminal. A word ending in a period waits for the word
+    after it, confirmed or tentative, which may show the period to be a comma, as the caption window shows it
+    (settle_periods); a round later with no word after it, it is printed as it is."""
 
     def __init__(self, out):
         self.out = out
@@ -110,14 +111,16 @@ class _CaptionPrinter:
         self.held: str | None = None
 
     def __call__(self, update) -> None:
+        fresh = False  # whether the held word came with this update (its round may end with it)
         for w in update.confirmed:
             if self.held is not None:
                 self._write(settle_periods([self.held, w.text])[0])
-                self.held = None
-            if w.text.rstrip().endswith("."):
-                self.held = w.text
-            else:
+            self.held, fresh = (w.text, True) if w.text.rstrip().endswith(".") else (None, False)
+            if self.held is None:
                 self._write(w.text)
+        if self.held is not None and (update.tentative or not fresh):
+            self._write(settle_periods([self.held, update.tentative[0].text if update.tentative else ""])[0])
+            self.held = None
         self.out.flush()
 
     def _write(self, word: str) -> None:
