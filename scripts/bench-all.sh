@@ -30,13 +30,13 @@ $wf bench "${REF[@]}" --kind long_derived --no-lower-bound --out "$out/long-targ
   --peer-script "${PEER_SCRIPT:-../whisper_streaming/whisper_online.py}" \
   --configs baseline "+ agreement gap=flow:emit=agreement" flow low-power peer
 # 2c. how much of the WER gap between baseline and flow is the round schedule: a realtime run of each
-#     (docs/bench/schedules: its rounds as recorded, and shifted 0.07, 0.15 and 0.22 s later) replayed round for
-#     round (--pace replay:, deterministic) and scored in one table
+#     (docs/bench/schedules: its rounds as recorded, and shifted 0.03, 0.07, 0.11, 0.15, 0.19, 0.22 and 0.26 s
+#     later) replayed round for round (--pace replay:, deterministic) and scored in one table
 long=../shared/corpus/longform/ljspeech_LJ001-0001_to_0032.wav
 runs=$(mktemp -d)
 rm -rf "$out/schedules/scored"  # --score-jsonl adds its row to what is there
 for policy in baseline flow; do
-  for k in 0 1 2 3; do
+  for k in 0 1 2 3 4 5 6 7; do
     $wf stream --policy "$policy" --pace "replay:docs/bench/schedules/$policy-$k.jsonl" --jsonl "$runs/$policy-$k.jsonl" "$long" > /dev/null
     $wf bench "${REF[@]}" --score-jsonl "$runs/$policy-$k.jsonl" --audio "$long" --label "$policy, schedule $k" --out "$out/schedules/scored"
   done
