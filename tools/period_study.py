@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     total: Counter = Counter()
     print("| run | shown as | reference has | periods |\n|---|---|---|---|")
     for path in args.runs:
-        words = [r["text"] for r in map(json.loads, open(path, encoding="utf-8")) if r.get("type") == "word"]
+        records = map(json.loads, Path(path).read_text(encoding="utf-8").splitlines())
+        words = [r["text"] for r in records if r.get("type") == "word"]
         counts = count(words, reference)
         total += counts
         for (shown, mark), n in sorted(counts.items()):
