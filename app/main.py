@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 from engine.errors import WhisperFlowError
 from engine.model.whisper_model import LoadedModel
 
+from app.gui_collector import GuiThreadCollector
 from app.widgets.app_icon import app_icon
 from app.windows.main_window import MainWindow
 from app.workers.model_worker import ModelCache
@@ -67,12 +68,20 @@ class WhisperFlowApp(QObject):
         self.wizard = None
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    """Run the app until it quits; returns the exit code."""
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+def make_application(argv: list[str]) -> QApplication:
+    """The QApplication the app runs in: named, with its icon, kept running by the tray icon, and collecting
+    cyclic garbage on the GUI thread only (app/gui_collector.py)."""
+    app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("WhisperFlow")
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(False)  # the tray icon keeps captions running without the window
+    GuiThreadCollector(app).start()
+    return app
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    """Run the app until it quits; returns the exit code."""
+    app = make_application(argv if argv is not None else sys.argv)
     whisperflow = WhisperFlowApp()
     whisperflow.window.closed.connect(app.quit)
     whisperflow.start()

@@ -86,8 +86,9 @@ def main(out: Path) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="wf-shots-"))
     for name in ("CONFIG", "DATA"):
         os.environ[f"WHISPERFLOW_{name}_DIR"] = str(scratch / name.lower())
-    app = QApplication.instance() or QApplication(sys.argv)
-    from app.main import WhisperFlowApp
+    from app.main import WhisperFlowApp, make_application
+
+    app = make_application(sys.argv)
     from engine.audio.sources import PacedFileSource
     from engine.model.whisper_model import load_model
 

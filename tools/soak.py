@@ -69,12 +69,11 @@ def drive_app(out: Path, seconds: float) -> int:
     """Run the app offscreen on the virtual mic for `seconds`, writing each confirmed word to app.jsonl."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
-    from app.main import WhisperFlowApp
+    from app.main import WhisperFlowApp, make_application
     from engine.session.events import word_record
 
-    qt = QApplication([])
+    qt = make_application([])
     wf = WhisperFlowApp()
     wf.settings.first_run_done = True
     wf.start()

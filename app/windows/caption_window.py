@@ -313,7 +313,9 @@ class CaptionWindow(QWidget):
     # --- context menu --------------------------------------------------------------------------
     def contextMenuEvent(self, event) -> None:
         if self.floating:
-            self.build_menu().exec(event.globalPos())
+            menu = self.build_menu()
+            menu.exec(event.globalPos())
+            menu.deleteLater()  # a new menu each time: free this one now, not with the window
 
     def build_menu(self) -> QMenu:
         menu = QMenu(self)

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication, QMenu
 
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
@@ -124,6 +126,16 @@ def test_context_menu_changes_appearance_and_latency_readout(qtbot, window):
     window.show_update(update(["word"], emitted=1.7))  # the word ended at 0.3 s, confirmed at 1.7 s
     assert window.latency_text() == "latency 1.4 s"
     assert not window.grab().isNull()
+
+
+def test_a_right_click_opens_the_menu_and_frees_it_once_closed(qtbot, window):
+    window.show()
+    QTimer.singleShot(100, lambda: QApplication.activePopupWidget().close())
+    click = QContextMenuEvent(QContextMenuEvent.Mouse, QPoint(5, 5), window.mapToGlobal(QPoint(5, 5)))
+    QApplication.sendEvent(window, click)  # returns once the menu is closed
+    assert window.findChildren(QMenu)  # the menu that was shown
+    QApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    assert not window.findChildren(QMenu)
 
 
 def test_the_caption_window_starts_at_the_bottom_centre_of_the_main_windows_screen(qtbot):
