@@ -11,6 +11,7 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 
 from tqdm import tqdm
@@ -83,10 +84,11 @@ def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
     """Everything the plan asks for that the log does not already hold."""
     log.append(meta_record(plan))
     timed = offline_pass(plan, log)
-    by_kind = [(kind, list(group)) for kind, group in groupby(sorted(plan.entries, key=lambda e: e.kind), key=lambda e: e.kind)]
+    kind = attrgetter("kind")
+    per_kind = [list(group) for _, group in groupby(sorted(plan.entries, key=kind), key=kind)]
     for config in plan.configs:
         for pace, role in plan.paces():
-            for kind, entries in by_kind:
+            for entries in per_kind:
                 todo = [e for e in entries if not log.has(type="stream", config=config.label, role=role, file=e.name)]
                 if todo and config.peer:
                     _run_peer(plan.peer_script, pace, role, todo, timed, log)
