@@ -30,6 +30,7 @@ KEEP_CONFIRMED_S = 1.0  # trimming at words keeps about this much confirmed spee
 UNHEARD_S = 1.0  # with a voice-activity detector: a round that stops with this much speech after its last word
 # stopped early (a hush-word round can end after one word, before speech it never said: docs/bench/early-stop)
 LONGEST_WORD_S = 1.0  # a last word timed longer than this covers speech the round skipped (it heard only this much)
+KEPT_WORDS = 500  # confirmed words the processor keeps (the prompt's 200 characters and a 30 s buffer hold fewer)
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
 
 
@@ -131,10 +132,16 @@ class OnlineProcessor:
         self.audio_buffer = np.zeros(0, np.float32)
         self.buffer_offset = 0.0
         self.hypothesis = HypothesisBuffer()
-        self.committed: list[Word] = []
+        self.committed: list[Word] = []  # the latest confirmed words (_commit)
         self.last_tokens: list[int] | None = None
         self.round_start = 0.0  # where the buffer of the latest round began (stream seconds)
         self.dropped: list[DroppedEvent] = []  # audio cut without confirmed words, not yet reported
+
+    def _commit(self, words: list[Word]) -> None:
+        """Add confirmed words, keeping only the latest KEPT_WORDS (so a long session's rounds cost no more)."""
+        self.committed.extend(words)
+        if len(self.committed) > 2 * KEPT_WORDS:
+            del self.committed[:-KEPT_WORDS]
 
     @property
     def buffer_s(self) -> float:
@@ -227,7 +234,7 @@ class OnlineProcessor:
         tentative word at once; keep only PRE_ROLL_S before the next speech, none of it already transcribed."""
         words = self._drain()
         tail = self.hypothesis.confirm_all()
-        self.committed.extend(tail)
+        self._commit(tail)
         self.stats.skipped += 1
         cut = max(self.buffer_offset + self.buffer_s - PRE_ROLL_S, self.hypothesis.last_committed_time)
         if cut > self.buffer_offset:
@@ -254,7 +261,7 @@ class OnlineProcessor:
             late = self.hypothesis.confirm_until(due, self.buffer_offset, shown_by=due)
             self.stats.late += len(late)
             confirmed += late
-        self.committed.extend(confirmed)
+        self._commit(confirmed)
         if self.buffer_s > self.buffer_trimming_s:
             if self.trim_at == "word":
                 self._trim_at_confirmed_word()
@@ -285,7 +292,7 @@ class OnlineProcessor:
                 words += self.process_iter() + self._drain()  # the last round may have held back the last word
             while True:
                 tail = self.hypothesis.confirm_all()
-                self.committed.extend(tail)
+                self._commit(tail)
                 words += tail
                 last = self.hypothesis.last_committed_time
                 if self.buffer_offset + self.buffer_s - last < TAIL_S or last <= self.buffer_offset:
@@ -331,7 +338,7 @@ class OnlineProcessor:
             return []
         target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
         forced = self.hypothesis.confirm_until(target, self.buffer_offset)
-        self.committed.extend(forced)
+        self._commit(forced)
         self.stats.forced += len(forced)
         cut = self.committed[-1].end if self.committed else 0.0
         if cut > self.buffer_offset:

@@ -8,7 +8,7 @@ from engine.decoder.options import DecodeOptions
 from engine.stream.round import RoundResult, Segment, Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.audio.files import SAMPLE_RATE
-from engine.stream.processor import OnlineProcessor
+from engine.stream.processor import KEPT_WORDS, OnlineProcessor
 
 
 def words(*spec):
@@ -89,6 +89,23 @@ def test_buffer_trimmed_at_confirmed_segment_end_after_15s_and_prompt_is_trimmed
     assert abs(proc.buffer_s - 4.0) < 1e-6
     proc.process_iter()
     assert tr.prompts[-1] == "first second"
+
+
+def test_a_long_session_keeps_a_bounded_number_of_confirmed_words_and_the_same_prompt():
+    consonants = "bcdfgklmnprstvwz"
+    texts = [a + b + c + d for a in consonants for b in "aeiou" for c in consonants for d in "aeiou"]
+    texts = texts[:3 * KEPT_WORDS]  # distinct words, none a number
+    said = words(*((t, i * 0.05, i * 0.05 + 0.045) for i, t in enumerate(texts)))  # 75 s of words
+    tr = ScriptedTranscriber([result([Segment(0.0, 75.0, "many", [], said)])] * 2)
+    tr.max_buffer_s = 90.0  # one window holds them all
+    proc = OnlineProcessor(tr, buffer_trimming_s=90.0)
+    proc.insert_audio_chunk(np.zeros(80 * SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    assert len(proc.process_iter()) == 3 * KEPT_WORDS  # all confirmed and returned
+    assert proc.committed == said[-KEPT_WORDS:]
+    prompt = proc.prompt(start=80.0)
+    assert prompt == " ".join(texts[-len(prompt.split()):])
+    assert len(prompt) <= proc.prompt_chars < len(prompt) + 1 + len(texts[-len(prompt.split()) - 1])
 
 
 def test_finish_decodes_the_speech_after_the_confirmed_words_when_the_last_round_stopped_before_it():
