@@ -138,7 +138,8 @@ class OnlineProcessor:
         self.dropped: list[DroppedEvent] = []  # audio cut without confirmed words, not yet reported
 
     def _commit(self, words: list[Word]) -> None:
-        """Add confirmed words, keeping only the latest KEPT_WORDS (so a long session's rounds cost no more)."""
+        """Add confirmed words; at twice KEPT_WORDS, drop all but the latest KEPT_WORDS (a long session's rounds
+        then cost no more, and the list is cut once per KEPT_WORDS words)."""
         self.committed.extend(words)
         if len(self.committed) > 2 * KEPT_WORDS:
             del self.committed[:-KEPT_WORDS]

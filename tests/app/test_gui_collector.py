@@ -46,6 +46,7 @@ def test_stopping_the_collector_gives_collection_back_to_the_interpreter(qtbot, 
     collector.stop()
     assert freed_on == [threading.main_thread()] and gc.isenabled()
     gc.disable()  # back to this module's collector
+    collector.deleteLater()
 
 
 def test_the_app_starts_with_collection_on_the_gui_thread_only():
