@@ -6,6 +6,7 @@ pauses (engine.stream.processor).
 from __future__ import annotations
 
 import importlib.util
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ FRAME = 512  # samples per decision at 16 kHz (32 ms)
 CONTEXT = 64  # samples of the previous frame the model sees with each one
 SPEECH = 0.5  # a frame is speech from this probability …
 SILENCE = 0.35  # … and stays speech until the probability falls below this (hysteresis, as Silero's own)
+HISTORY_S = 60.0  # runs of speech kept: the stream asks about one round's buffer at most (under 30 s back)
 
 
 def model_path() -> Path:
@@ -50,7 +52,7 @@ class SpeechDetector:
         self.frames = 0  # frames decided so far
         self.speaking = False
         self.voice_end: float | None = None  # end of the last speech frame (stream seconds)
-        self.runs: list[list[float]] = []  # [start, end] of each run of speech frames (stream seconds)
+        self.runs: deque[list[float]] = deque()  # [start, end] of the runs of speech frames in the last HISTORY_S
 
     @property
     def decided_until(self) -> float:
@@ -78,6 +80,8 @@ class SpeechDetector:
                 self.runs[-1][1] = self.decided_until
             else:
                 self.runs.append([start, self.decided_until])
+                while self.runs[0][1] < start - HISTORY_S:
+                    self.runs.popleft()
             self.voice_end = self.decided_until
 
     def speech_since(self, time: float) -> bool:

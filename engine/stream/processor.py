@@ -5,7 +5,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -79,7 +79,6 @@ class LoopStats:
     skipped: int = 0  # rounds not run: nothing but silence since the last one (voice-activity detector)
     late: int = 0  # words confirmed by the max-delay rule
     dropped_s: float = 0.0  # audio cut from the buffer without confirmed words (reported as dropped events)
-    round_times: list[float] = field(default_factory=list)
 
     def add(self, r: RoundResult, full_beam: int) -> None:
         self.rounds += 1
@@ -94,7 +93,6 @@ class LoopStats:
         self.early_retries += r.early_retry
         self.guard_stops += r.guarded
         self.budget_stops += r.at_budget
-        self.round_times.append(r.encode_s + r.decode_s + r.align_s)
 
     @property
     def avg_beam(self) -> float:

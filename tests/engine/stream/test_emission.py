@@ -8,7 +8,7 @@ import soundfile as sf
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import FileSource
-from engine.audio.vad import SpeechDetector
+from engine.audio.vad import HISTORY_S, SpeechDetector
 from engine.decoder.options import DecodeOptions
 from engine.scoring.wer import corpus_wer
 from engine.session.words import Word
@@ -164,6 +164,22 @@ def test_the_detector_hears_speech_and_not_silence():
     last = detector.last_speech_from(end, 1.0)
     assert 1.0 < last < end - 1.0 and detector.speech_between(last, end) == pytest.approx(1.0)
     assert detector.last_speech_from(end, detector.speech_between(0.0, end) + 0.1) is None
+
+
+def test_the_detector_forgets_speech_older_than_its_history_and_still_hears_new_speech():
+    detector = SpeechDetector()
+    speech = load_audio(DATA / "LJ001-0008.wav")
+    detector.accept(speech)
+    first_end = detector.voice_end
+    detector.accept(np.zeros(int((HISTORY_S + 1) * SAMPLE_RATE), np.float32))
+    start = detector.decided_until
+    detector.accept(speech)
+    end = detector.decided_until
+    assert all(a > first_end for a, _ in detector.runs)  # the first sentence's runs are gone
+    assert detector.speech_between(0.0, first_end) == 0.0
+    assert 0.6 * (end - start) < detector.speech_between(start, end) <= end - start
+    last = detector.last_speech_from(end, 1.0)
+    assert start < last < end - 1.0 and detector.speech_between(last, end) == pytest.approx(1.0)
 
 
 def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_it(tiny_model, tmp_path):
