@@ -7,7 +7,7 @@ word (the later round's spelling is kept), so a comma moving does not stall conf
 """
 from __future__ import annotations
 
-from engine.scoring.align import align
+from engine.scoring.align import Pair, align
 from engine.session.words import Word
 
 # Without agreement a word is not confirmed if it is stretched over seconds, nearly improbable, or starts
@@ -15,7 +15,8 @@ from engine.session.words import Word
 MAX_FORCED_WORD_S = 2.0
 MIN_FORCED_PROBABILITY = 0.05
 MAX_FORCED_GAP_S = 3.0
-RESAID_MISSES = 0.25  # a round says the buffer's confirmed words again if it misses or respells at most this share
+RESAID_MISSES = 0.25  # a round says the buffer's confirmed words again if it misses, respells or adds words among
+# them for at most this share of them
 MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
 UNSURE = 0.3  # a word its round gives less probability than this is a guess (flush's unsure_gap_s)
 
@@ -36,6 +37,13 @@ def agreed(a: list[Word], b: list[Word]) -> int:
     while n < min(len(a), len(b)) and same_word(a[n].text, b[n].text):
         n += 1
     return n
+
+
+def _inside(pairs: list[Pair]) -> int:
+    """How many words an alignment inserts between its first and last hit: words a round says among the confirmed
+    ones that no confirmed word stands for."""
+    hits = [i for i, p in enumerate(pairs) if p.op == "hit"]
+    return sum(1 for p in pairs[hits[0] : hits[-1]] if p.op == "ins") if hits else 0
 
 
 def plausible(w: Word, previous_end: float) -> bool:
@@ -109,13 +117,16 @@ class HypothesisBuffer:
         """The round's new words, found by text where it says the confirmed words at the buffer's start again.
 
         A round re-transcribes its buffer from the start, and the buffer starts with confirmed words. Where the
-        round says them again, in order (at most RESAID_MISSES of them missing or spelled otherwise, the last one
-        said), they are those words however the round timed them, and every word after them is new. A round that
+        round says them again, in order (at most RESAID_MISSES of them missing or spelled otherwise, or words said
+        among them, the last one said), they are those words however the round timed them, and every word after them
+        is new. A round that
         says nothing but confirmed words has nothing new. Otherwise the words _unsaid finds new, by time.
         By time alone, words were lost when a round timed the confirmed words late: one said only "movable type
         the" again, at the end of its audio, and the speech it had not reached counted as already said; another
         confirmed "the" at the end of its audio, 1.6 s late, and "aforesaid Gutenberg" before it was lost
-        (docs/bench/resaid)."""
+        (docs/bench/resaid). By text alone, words said among the confirmed ones were lost: rounds stuck on "took a",
+        the "a" stretched to their audio's end, confirmed it; the round that said "took impressions from … by a
+        similar" paired that "a" with the one after "by", and 16 words counted as already said."""
         confirmed = self.committed_in_buffer
         if not confirmed or not words:
             return self._unsaid(words)
@@ -125,7 +136,7 @@ class HypothesisBuffer:
         if len(said) == len(words):
             return []
         last = next((k for k, c in said.items() if c == len(confirmed) - 1), None)
-        if last is not None and len(confirmed) - len(said) <= RESAID_MISSES * len(confirmed):
+        if last is not None and len(confirmed) - len(said) + _inside(pairs) <= RESAID_MISSES * len(confirmed):
             return words[last + 1 :]
         return self._unsaid(words)
 

@@ -15,7 +15,7 @@ from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
 from engine.session.events import DroppedEvent
 from engine.session.words import Word
-from engine.stream.agreement import HypothesisBuffer
+from engine.stream.agreement import HypothesisBuffer, spelling
 from engine.stream.emission import Emission, without_squeezed
 from engine.stream.round import RoundResult
 
@@ -30,8 +30,16 @@ KEEP_CONFIRMED_S = 1.0  # trimming at words keeps about this much confirmed spee
 UNHEARD_S = 1.0  # with a voice-activity detector: a round that stops with this much speech after its last word
 # stopped early (a hush-word round can end after one word, before speech it never said: docs/bench/early-stop)
 LONGEST_WORD_S = 1.0  # a last word timed longer than this covers speech the round skipped (it heard only this much)
+LONGEST_LETTER_S = 0.5  # a one-letter word ("a", "I") timed longer than this is stretched over speech the round did
+# not say, all of it (no confirmed one-letter word of eight long-form replays lasted over 0.3 s): rounds stuck on
+# "took a", the "a" stretched to their audio's end, lost "impressions from wood" once it was confirmed
 KEPT_WORDS = 500  # confirmed words the processor keeps (the prompt's 200 characters and a 30 s buffer hold fewer)
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
+
+
+def stretched_letter(word: Word) -> bool:
+    """A one-letter word timed over LONGEST_LETTER_S."""
+    return len(spelling(word.text)) == 1 and word.end - word.start > LONGEST_LETTER_S
 
 
 class RoundTranscriber(Protocol):
@@ -209,11 +217,12 @@ class OnlineProcessor:
 
     def _stopped_early(self, result: RoundResult, offset: float) -> bool:
         """Whether a round the guard did not end stopped before speech it did not say: the detector heard
-        UNHEARD_S of speech after its last word (or under a last word stretched past LONGEST_WORD_S)."""
+        UNHEARD_S of speech after its last word (or under a last word stretched past LONGEST_WORD_S, or under all of a
+        stretched one-letter word)."""
         if result.guarded or not result.words:
             return False
         last = result.words[-1]
-        heard = offset + min(last.end, last.start + LONGEST_WORD_S)
+        heard = offset + (last.start if stretched_letter(last) else min(last.end, last.start + LONGEST_WORD_S))
         return self.vad.speech_between(heard, offset + result.audio_s) >= UNHEARD_S
 
     def _speech_until(self, audio: np.ndarray, offset: float) -> float:
@@ -254,7 +263,8 @@ class OnlineProcessor:
         self.hypothesis.insert(without_squeezed(words), offset)
         self.heard_until = offset + result.audio_s
         self.held_back = result.guarded
-        confirmed = self.emission.confirm(self.hypothesis, self.heard_until, result.guarded)
+        stretched = bool(words) and stretched_letter(words[-1])  # it may stand for any speech: it waits, as a cut word
+        confirmed = self.emission.confirm(self.hypothesis, self.heard_until, result.guarded or stretched)
         if self.max_delay_s:
             due = self.heard_until - self.max_delay_s  # tentative since a round that ended by then
             late = self.hypothesis.confirm_until(due, self.buffer_offset, shown_by=due)

@@ -263,10 +263,19 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
     # A confirmed word said again later in the round: the round's first copy is the confirmed one.
     ((("the", 1.0, 1.2),), (("the", 1.0, 1.2), ("cat", 1.3, 1.6), ("the", 1.7, 1.8), ("dog", 1.9, 2.2)),
      ["cat", "the", "dog"]),
+    # The long-form file with a 12 s buffer: rounds stuck on "the Chinese took a", the "a" stretched to the end of
+    # their audio, confirmed it at 13.78-15.18 s. The round that said the speech after it paired that "a" with the
+    # one in "by a similar", and "impressions from wood blocks … by" counted as already said. Words said among the
+    # confirmed ones are no copy of them: the time rule decides, and keeps what was said after the stretched "a".
+    ((("Chinese", 12.98, 13.42), ("took", 13.42, 13.72), ("a", 13.78, 15.18)),
+     (("Chinese", 12.98, 13.42), ("took", 13.42, 13.72), ("impressions", 13.72, 14.28), ("from", 14.28, 14.84),
+      ("wood", 14.84, 15.16), ("blocks", 15.16, 15.68), ("engraved", 15.68, 16.46), ("in", 16.46, 16.72),
+      ("relief", 16.72, 17.14), ("by", 19.84, 20.6), ("a", 20.6, 20.86), ("similar", 20.86, 21.02)),
+     ["blocks", "engraved", "in", "relief", "by", "a", "similar"]),
 ], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
         "confirmed-word-said-in-two", "confirmed-words-said-again-late", "confirmed-words-said-again-in-place",
         "word-after-the-confirmed-words-timed-inside-them", "confirmed-word-timed-late",
-        "confirmed-word-said-again-later"])
+        "confirmed-word-said-again-later", "words-said-among-the-confirmed-ones"])
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)

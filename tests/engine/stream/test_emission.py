@@ -146,6 +146,48 @@ def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
     assert processor.heard_until == 4.0
 
 
+class StuckTranscriber:
+    """Rounds stuck on "took a", the "a" stretched over the last 1.4 s of their audio; a round redone with
+    speech_until says the speech instead."""
+
+    max_buffer_s = 30.0
+    decode_options = DecodeOptions()
+    holds_back = False
+
+    def __init__(self):
+        self.redone = 0
+
+    def unguarded(self):
+        return nullcontext()
+
+    def at_stream_end(self):
+        return nullcontext()
+
+    def transcribe(self, audio, prompt, reference, speech_until=0.0):
+        end = len(audio) / SAMPLE_RATE
+        if speech_until:
+            self.redone += 1
+            ws = words(("took", 0.1, 0.4, 0.9), ("impressions", 0.4, 1.0, 0.9), ("from", 1.0, 1.2, 0.9))
+        else:
+            ws = words(("took", 0.1, 0.4, 0.9), ("a", max(0.4, end - 1.4), end - 0.03, 0.35))
+        return RoundResult([Segment(0.0, end, "", [], ws)], [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [], audio_s=end)
+
+
+def test_a_one_letter_word_stretched_to_the_end_of_the_audio_is_never_confirmed():
+    processor = OnlineProcessor(StuckTranscriber(), emission=Emission("agreement"), max_delay_s=1.0)
+    assert [w.text for w in stream_half_seconds(processor, 8)] == ["took"]  # "a" may stand for any speech
+
+
+def test_a_round_stuck_on_a_stretched_one_letter_word_is_redone_to_the_speech_the_detector_heard():
+    speech = load_audio(DATA / "LJ001-0008.wav")[: 3 * SAMPLE_RATE]
+    transcriber = StuckTranscriber()
+    processor = OnlineProcessor(transcriber, emission=Emission("agreement"), vad=SpeechDetector())
+    processor.insert_audio_chunk(speech)
+    processor.process_iter()
+    assert transcriber.redone == 1 and processor.stats.early_retries == 1
+    assert [w.text for w in processor.tentative()] == ["took", "impressions", "from"]
+
+
 def test_the_detector_hears_speech_and_not_silence():
     detector = SpeechDetector()
     detector.accept(np.zeros(SAMPLE_RATE, np.float32))
