@@ -119,8 +119,8 @@ class HypothesisBuffer:
         A round re-transcribes its buffer from the start, and the buffer starts with confirmed words. Where the
         round says them again, in order (at most RESAID_MISSES of them missing or spelled otherwise, or words said
         among them, the last one said), they are those words however the round timed them, and every word after them
-        is new. A round that
-        says nothing but confirmed words has nothing new. Otherwise the words _unsaid finds new, by time.
+        is new. A round that says nothing but confirmed words has nothing new. Otherwise the words _unsaid finds new,
+        by time.
         By time alone, words were lost when a round timed the confirmed words late: one said only "movable type
         the" again, at the end of its audio, and the speech it had not reached counted as already said; another
         confirmed "the" at the end of its audio, 1.6 s late, and "aforesaid Gutenberg" before it was lost
