@@ -1,14 +1,13 @@
 """LocalAgreement-2 and buffer trimming on hand-made rounds."""
-from contextlib import nullcontext
 
 import numpy as np
 import pytest
 
-from engine.decoder.options import DecodeOptions
 from engine.stream.round import RoundResult, Segment, Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.audio.files import SAMPLE_RATE
 from engine.stream.processor import KEPT_WORDS, OnlineProcessor
+from fake_transcriber import FakeTranscriber
 
 
 def words(*spec):
@@ -46,23 +45,12 @@ def test_offset_shifts_to_stream_clock_and_repeated_ngram_is_dropped():
     assert [w.text for w in hb.flush()] == ["again"]
 
 
-class ScriptedTranscriber:
+class ScriptedTranscriber(FakeTranscriber):
     """Plays back hand-made round results; stands in for the model only in trimming arithmetic."""
-
-    max_buffer_s = 30.0
-    decode_options = DecodeOptions()  # beam 1, no guard
 
     def __init__(self, results):
         self.results = list(results)
         self.prompts = []
-
-    holds_back = False
-
-    def unguarded(self):
-        return nullcontext()
-
-    def at_stream_end(self):
-        return nullcontext()
 
     def transcribe(self, audio, prompt, reference):
         self.prompts.append(prompt)

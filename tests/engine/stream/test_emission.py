@@ -1,6 +1,5 @@
 """Emission policies (--emit), the max-delay rule and the voice-activity detector, on hand-made rounds and on
 real clips with the real tiny.en model."""
-from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -9,7 +8,6 @@ import soundfile as sf
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import FileSource
 from engine.audio.vad import HISTORY_S, SpeechDetector
-from engine.decoder.options import DecodeOptions
 from engine.scoring.wer import corpus_wer
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
@@ -18,6 +16,7 @@ from engine.stream.emission import EMIT_POLICIES, Emission, aligned_prefix, with
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
 from engine.stream.runner import run_stream
+from fake_transcriber import FakeTranscriber
 from testdata import DATA
 
 PRINTING = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
@@ -75,22 +74,11 @@ def test_with_a_margin_two_rounds_agreeing_on_a_word_at_the_end_of_their_audio_d
     assert [w.text for w in emission.confirm(hb, round_end=1.4, guarded=False)] == ["sat"]
 
 
-class DisagreeingTranscriber:
+class DisagreeingTranscriber(FakeTranscriber):
     """Rounds that agree on "alpha" but never on the word after it: only the max-delay rule can confirm it."""
-
-    max_buffer_s = 30.0
-    decode_options = DecodeOptions()
 
     def __init__(self):
         self.calls = 0
-
-    holds_back = False
-
-    def unguarded(self):
-        return nullcontext()
-
-    def at_stream_end(self):
-        return nullcontext()
 
     def transcribe(self, audio, prompt, reference):
         self.calls += 1
@@ -146,22 +134,12 @@ def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
     assert processor.heard_until == 4.0
 
 
-class StuckTranscriber:
+class StuckTranscriber(FakeTranscriber):
     """Rounds stuck on "took a", the "a" stretched over the last 1.4 s of their audio; a round redone with
     speech_until says the speech instead."""
 
-    max_buffer_s = 30.0
-    decode_options = DecodeOptions()
-    holds_back = False
-
     def __init__(self):
         self.redone = 0
-
-    def unguarded(self):
-        return nullcontext()
-
-    def at_stream_end(self):
-        return nullcontext()
 
     def transcribe(self, audio, prompt, reference, speech_until=0.0):
         end = len(audio) / SAMPLE_RATE
