@@ -8,6 +8,7 @@ OWN_PARSER = {
     "encoder-bench": ("tools.encoder_bench", "encoder time per block and in all, reference vs fast path"),
     "decoder-bench": ("tools.decoder_bench", "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2"),
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
+    "overlap-check": ("tools.overlap_check", "GPU encodes alone and beside the CPU decoder on another thread"),
 }
 
 
