@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import mlx.core as mx
 import numpy as np
@@ -37,6 +38,7 @@ from engine.runtime.mlx_thread import gpu_available
 BEAM = 5
 ENCODES = 15
 SOT = 50257  # any token id: the steps' cost does not depend on it
+T = TypeVar("T")
 
 
 def random_model(config_path: Path) -> whisper.Whisper:
@@ -63,6 +65,21 @@ def numpy_steps(model, features: np.ndarray, stop: threading.Event, times_ms: li
             start = time.perf_counter()
             session.forward(np.full((BEAM, 1), SOT))
             times_ms.append(1000 * (time.perf_counter() - start))
+
+
+def beside_numpy_decoding(model, features: np.ndarray, work: Callable[[], T]) -> tuple[T, list[float]]:
+    """work()'s result, run while a second thread decodes in numpy (from 0.5 s before), and that thread's step times."""
+    steps: list[float] = []
+    stop = threading.Event()
+    decoder = threading.Thread(target=numpy_steps, args=(model, features, stop, steps))
+    decoder.start()
+    try:
+        time.sleep(0.5)
+        result = work()
+    finally:
+        stop.set()
+        decoder.join()
+    return result, steps
 
 
 def summary(name: str, times_ms: list[float]) -> str:
@@ -96,24 +113,17 @@ def main(argv=None) -> int:
             features = accelerator.submit(encode).result()
         features_np = np.array(features.astype(mx.float32))
         print(summary("encode on the executor, alone", timed_encodes()), flush=True)
-        for interval in (None, sys.getswitchinterval(), 1e-4):
-            default = sys.getswitchinterval()
-            if interval is not None:
-                sys.setswitchinterval(interval)
-            steps: list[float] = []
-            stop = threading.Event()
-            decoder = threading.Thread(target=numpy_steps, args=(model, features_np, stop, steps))
-            decoder.start()
-            if interval is None:
-                time.sleep(3)
-            else:
-                time.sleep(0.5)
-                print(summary(f"encode while numpy decodes (switch interval {interval * 1000:g} ms)",
-                              timed_encodes()), flush=True)
-            stop.set()
-            decoder.join()
-            sys.setswitchinterval(default)
-            print(summary("numpy beam-5 step" + (", alone" if interval is None else ", meanwhile"), steps), flush=True)
+        _, alone = beside_numpy_decoding(model, features_np, lambda: time.sleep(2.5))
+        print(summary("numpy beam-5 step, alone", alone), flush=True)
+        default = sys.getswitchinterval()
+        for interval in (default, 1e-4):
+            sys.setswitchinterval(interval)
+            try:
+                encodes, steps = beside_numpy_decoding(model, features_np, timed_encodes)
+            finally:
+                sys.setswitchinterval(default)
+            print(summary(f"encode while numpy decodes (switch interval {interval * 1000:g} ms)", encodes), flush=True)
+            print(summary("numpy beam-5 step, meanwhile", steps), flush=True)
     session = DecoderSession(model, features, features.shape[1])
     session.forward(mx.full((1, 8), SOT))
     session.reorder([0] * BEAM)
