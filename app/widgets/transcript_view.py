@@ -10,7 +10,7 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextCharFormat
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget)
 
-from engine.session.transcript import LINE_LIMITS, Cue, group_cues
+from engine.session.transcript import LINE_LIMITS, Cue, group_cues, join_words
 from engine.session.words import Word
 
 
@@ -169,7 +169,8 @@ class TranscriptView(QWidget):
         return [w for row in rows for w in self.lines[row].words]
 
     def text(self) -> str:
-        return " ".join(w.text for w in self._words)
+        """The whole transcript as the view shows it: running text, periods settled (as a session's text)."""
+        return join_words(self._words)
 
     def _matches(self, row: int) -> bool:
         query = self.search.text().strip().lower()

@@ -1,5 +1,5 @@
 """Search filters the transcript to matching lines and highlights the matches in them; words the model was
-unsure of are underlined dotted."""
+unsure of are underlined dotted; a period the next word contradicts reads as a comma, in the lines and the text."""
 from __future__ import annotations
 
 import pytest
@@ -39,6 +39,15 @@ def test_search_highlights_the_matches(qtbot, view):
     qtbot.waitUntil(lambda: _highlight_pixels(view) > 20, timeout=3000)  # drawn on screen
     view.search.setText("")
     qtbot.waitUntil(lambda: _highlight_pixels(view) == 0, timeout=3000)
+
+
+def test_a_period_the_next_word_contradicts_reads_as_a_comma_in_the_lines_and_the_text(view):
+    said = ["Printing", "then", "for", "our", "purpose.", "may", "be", "considered.", "Now"]
+    view.add_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(said[:5])])
+    view.add_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(said[5:], start=5)])
+    assert view.text() == "Printing then for our purpose, may be considered. Now"
+    assert view.visible_line_texts()[0].endswith("Printing then for our purpose, may be considered.")
+    assert [w.text for w in view.words()] == said  # the words stay as the model said them
 
 
 def test_words_below_the_threshold_are_underlined_dotted(view):
