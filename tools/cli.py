@@ -9,6 +9,7 @@ OWN_PARSER = {
     "decoder-bench": ("tools.decoder_bench", "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2"),
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
     "overlap-check": ("tools.overlap_check", "GPU encodes alone and beside the CPU decoder on another thread"),
+    "schedule-synth": ("tools.schedule_synth", "a replay schedule from another run's round times, with another min chunk"),
 }
 
 
