@@ -20,9 +20,8 @@ import math
 import sys
 from pathlib import Path
 
+from engine.audio.sources import PACED_BLOCK_S
 from engine.errors import WhisperFlowError
-
-BLOCK_S = 0.02  # PacedFileSource's block
 
 
 def synthesize(round_s: list[float], duration_s: float, min_chunk_s: float, offset: int = 0) -> list[dict]:
@@ -32,10 +31,10 @@ def synthesize(round_s: list[float], duration_s: float, min_chunk_s: float, offs
     events: list[dict] = []
     clock = end = 0.0
     while end < duration_s:
-        arrived = math.floor(clock / BLOCK_S + 1e-9) * BLOCK_S
+        arrived = math.floor(clock / PACED_BLOCK_S + 1e-9) * PACED_BLOCK_S
         if arrived - end < min_chunk_s - 1e-9:  # wait for the block that completes min_chunk, or the end
-            clock = arrived = min(math.ceil((end + min_chunk_s) / BLOCK_S - 1e-9) * BLOCK_S, duration_s)
-        end = duration_s if duration_s - arrived < BLOCK_S else arrived
+            clock = arrived = min(math.ceil((end + min_chunk_s) / PACED_BLOCK_S - 1e-9) * PACED_BLOCK_S, duration_s)
+        end = duration_s if duration_s - arrived < PACED_BLOCK_S else arrived
         clock += round_s[(offset + len(events)) % len(round_s)]
         events.append({"type": "round", "buffer_end": round(end, 5), "clock": round(clock, 5)})
     events.append({"type": "done", "wall_s": round(clock, 5)})

@@ -153,12 +153,15 @@ class FileSource(AudioSource):
         self._pending = _EMPTY
 
 
+PACED_BLOCK_S = 0.02  # a paced file's block: a live input's callback size
+
+
 class PacedFileSource(FileSource):
     """A file released at wall-clock pace (times `speed`) from start(), in blocks of block_s like a live
     input's callback. Waiting readers sleep until the next block is due (released sample by sample, the
     stream loop waiting for a round's audio polled it and kept a fifth of a core busy)."""
 
-    def __init__(self, path: str | os.PathLike, speed: float = 1.0, block_s: float = 0.02):
+    def __init__(self, path: str | os.PathLike, speed: float = 1.0, block_s: float = PACED_BLOCK_S):
         if not speed > 0:
             raise ValueError(f"speed must be positive, got {speed}")
         if not block_s > 0:
