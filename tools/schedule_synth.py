@@ -22,6 +22,7 @@ from pathlib import Path
 
 from engine.audio.sources import PACED_BLOCK_S
 from engine.errors import WhisperFlowError
+from engine.runtime.safe_write import write_file_atomic
 
 
 def synthesize(round_s: list[float], duration_s: float, min_chunk_s: float, offset: int = 0) -> list[dict]:
@@ -51,6 +52,8 @@ def recorded_rounds(results: Path, config: str) -> tuple[list[float], float]:
     if row is None:
         found = sorted({r["config"] for r in rows if r.get("type") == "stream"})
         raise WhisperFlowError(f"{results} has no stream row for config {config!r} (it has: {', '.join(found) or 'none'})")
+    if not row.get("round_s") or "duration_s" not in row:
+        raise WhisperFlowError(f"{results}: the row {config!r} has no round times (a peer's row has none)")
     return row["round_s"][1:], float(row["duration_s"])
 
 
@@ -64,12 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not args.min_chunk > 0:
         p.error("--min-chunk must be positive")
+    if args.offset < 0:
+        p.error("--offset must be 0 or more")
     try:
         round_s, duration_s = recorded_rounds(args.results, args.config)
         events = synthesize(round_s, duration_s, args.min_chunk, args.offset)
+        write_file_atomic(args.out, "".join(json.dumps(e) + "\n" for e in events).encode("utf-8"))
     except WhisperFlowError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    args.out.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
     print(f"{args.out}: {len(events) - 1} rounds over {duration_s:g} s")
     return 0

@@ -64,3 +64,15 @@ def test_a_missing_row_is_named_with_the_rows_there_are(tmp_path, capsys):
     assert main([str(results), "--config", "pipelined", "--min-chunk", "0.2", "--out", str(tmp_path / "s.jsonl")]) == 1
     assert "no stream row for config 'pipelined' (it has: serial)" in capsys.readouterr().err
     assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_row_without_round_times_and_an_unwritable_schedule_are_named(tmp_path, capsys):
+    results = tmp_path / "results.jsonl"
+    rows = [{"type": "stream", "config": "peer", "duration_s": 1.0},
+            {"type": "stream", "config": "serial", "duration_s": 1.0, "round_s": [0.5, 0.1]}]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main([str(results), "--config", "peer", "--min-chunk", "0.2", "--out", str(tmp_path / "s.jsonl")]) == 1
+    assert "the row 'peer' has no round times" in capsys.readouterr().err
+    missing_folder = tmp_path / "no such folder" / "s.jsonl"
+    assert main([str(results), "--config", "serial", "--min-chunk", "0.2", "--out", str(missing_folder)]) == 1
+    assert "does not exist" in capsys.readouterr().err and not missing_folder.exists()
