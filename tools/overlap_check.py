@@ -31,7 +31,7 @@ from mlx_whisper import whisper
 from engine.decoder.mlx_session import DecoderSession
 from engine.decoder.numpy_session import NumpyDecoderSession
 from engine.model.store import model_dir
-from engine.model.whisper_model import VarLenAudioEncoder
+from engine.model.whisper_model import build_network
 from engine.runtime.executor import Executor
 from engine.runtime.mlx_thread import gpu_available
 
@@ -43,14 +43,7 @@ T = TypeVar("T")
 
 def random_model(config_path: Path) -> whisper.Whisper:
     """A Whisper network with the shapes in config_path and MLX's random initial weights."""
-    config = json.loads(config_path.read_text())
-    heads = config.pop("alignment_heads", None)
-    model = whisper.Whisper(whisper.ModelDimensions(**config), mx.float16 if gpu_available() else mx.float32)
-    model.encoder.__class__ = VarLenAudioEncoder
-    if heads:
-        model.set_alignment_heads(np.array(heads, dtype=np.int64))
-    mx.eval(model.parameters(), model.encoder._positional_embedding, model.decoder._mask)
-    return model
+    return build_network(json.loads(config_path.read_text()), mx.float16 if gpu_available() else mx.float32)
 
 
 def numpy_steps(model, features: np.ndarray, stop: threading.Event, times_ms: list[float]) -> None:

@@ -62,24 +62,32 @@ class LoadedModel:
         return json.loads((self.path / "manifest.json").read_text())["sha256"]
 
 
-def load_model_dir(path: Path, name: str) -> LoadedModel:
-    """Build the network from a verified model directory."""
-    verify_model_dir(path)
-    config = json.loads((path / "config.json").read_text())
+def build_network(config: dict, dtype: mx.Dtype, weights: dict[str, mx.array] | None = None) -> whisper.Whisper:
+    """The network a model's config.json describes (its alignment heads too), with weights (None: MLX's random
+    initial ones), evaluated."""
+    config = dict(config)
     heads = config.pop("alignment_heads", None)
-    dtype = mx.float16 if json.loads((path / "manifest.json").read_text())["dtype"] == "float16" else mx.float32
-    try:
-        model = whisper.Whisper(whisper.ModelDimensions(**config), dtype)
-        model.encoder.__class__ = VarLenAudioEncoder
-        weights = mx.load(str(path / "weights.safetensors"))
+    model = whisper.Whisper(whisper.ModelDimensions(**config), dtype)
+    model.encoder.__class__ = VarLenAudioEncoder
+    if weights is not None:
         model.update(tree_unflatten(list(weights.items())))
-    except (ValueError, TypeError, RuntimeError) as exc:
-        raise ModelError(f"model {name!r} at {path} does not load ({exc}); remove it with `whisperflow models remove {name}`") from exc
     if heads:
         model.set_alignment_heads(np.array(heads, dtype=np.int64))
     # the positional embedding and causal mask are not parameters: evaluate them here so that
     # other threads (pipeline executors, the app's workers) never see them lazy
     mx.eval(model.parameters(), model.encoder._positional_embedding, model.decoder._mask)
+    return model
+
+
+def load_model_dir(path: Path, name: str) -> LoadedModel:
+    """Build the network from a verified model directory."""
+    verify_model_dir(path)
+    config = json.loads((path / "config.json").read_text())
+    dtype = mx.float16 if json.loads((path / "manifest.json").read_text())["dtype"] == "float16" else mx.float32
+    try:
+        model = build_network(config, dtype, mx.load(str(path / "weights.safetensors")))
+    except (ValueError, TypeError, RuntimeError) as exc:
+        raise ModelError(f"model {name!r} at {path} does not load ({exc}); remove it with `whisperflow models remove {name}`") from exc
     return LoadedModel(name, path, model, dtype)
 
 
