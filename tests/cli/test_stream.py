@@ -30,7 +30,8 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def test_stream_fast_writes_monotone_wellformed_jsonl_with_low_wer(tmp_path):
     out = tmp_path / "events.jsonl"
-    run = whisperflow("stream", str(CLIP), "--pace", "fast", "--jsonl", str(out))
+    # baseline: every decode is a loop round with its record (flow's finish() may decode the tail once more)
+    run = whisperflow("stream", str(CLIP), "--policy", "baseline", "--pace", "fast", "--jsonl", str(out))
     assert run.returncode == 0, run.stderr
     events = read_jsonl(out)
     done = events[-1]
@@ -61,6 +62,17 @@ def test_stream_unaware_emits_on_the_audio_clock(tmp_path):
     # the clock advances by 2 s of audio per round, so every emission time is a round boundary (or the end)
     assert all(abs(w["emitted"] / 2 - round(w["emitted"] / 2)) < 1e-6 or abs(w["emitted"] - 7.554) < 0.01 for w in words)
     assert all(w["emitted"] >= w["end"] - 0.5 for w in words)
+
+
+def test_stream_runs_flow_by_default_as_the_app_does(tmp_path):
+    runs = {}
+    for name, policy in (("default", ()), ("flow", ("--policy", "flow")), ("baseline", ("--policy", "baseline"))):
+        out = tmp_path / f"{name}.jsonl"
+        run = whisperflow("stream", str(CLIP), *policy, "--pace", "unaware", "--min-chunk", "2", "--jsonl", str(out))
+        assert run.returncode == 0, run.stderr
+        runs[name] = [(e["text"], e["start"], e["end"], e["emitted"]) for e in read_jsonl(out) if e["type"] == "word"]
+    assert runs["default"] == runs["flow"] and runs["flow"]
+    assert runs["flow"] != runs["baseline"]  # the policies differ here (times as well as words), so the test can fail
 
 
 def test_stream_from_pulseaudio_virtual_microphone(virtual_mic, tmp_path):
