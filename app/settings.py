@@ -14,10 +14,9 @@ from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
 from engine.runtime.safe_write import write_file_atomic
 from engine.errors import SettingsError
-from engine.stream.config import StreamConfig, validate_stream_config
+from engine.stream.config import DEFAULT_POLICY, StreamConfig, validate_stream_config
 
 SETTINGS_FILE = "settings.json"
-APP_POLICY = "flow"
 LOW_POWER_POLICY = "low-power"  # the app's "Low power" setting: for a laptop on battery
 # The stream settings a person can override; None = what the `flow` policy (or StreamConfig) decides.
 STREAM_FIELDS = ("language", "min_chunk_s", "beam_size", "hush", "beam_pruning", "pipeline")
@@ -59,7 +58,7 @@ class AppSettings:
     def stream_config(self) -> StreamConfig:
         """The `flow` policy (or `low-power`) for the chosen model, with the person's overrides (unresolved)."""
         overrides = {name: getattr(self, name) for name in STREAM_FIELDS if getattr(self, name) is not None}
-        return StreamConfig(model=self.model, policy=LOW_POWER_POLICY if self.low_power else APP_POLICY, **overrides)
+        return StreamConfig(model=self.model, policy=LOW_POWER_POLICY if self.low_power else DEFAULT_POLICY, **overrides)
 
     def effective(self) -> StreamConfig:
         """What a stream will run with: the overrides over the policy's choices (for showing in the UI)."""

@@ -24,12 +24,12 @@ def register(sub) -> None:
 
 
 def _add_stream_flags(p: argparse.ArgumentParser) -> None:
-    from engine.stream.config import PACES, POLICIES
+    from engine.stream.config import DEFAULT_POLICY, PACES, POLICIES
     from engine.stream.emission import EMIT_POLICIES
     from engine.stream.processor import TRIM_AT
 
     p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
-    p.add_argument("--policy", default="flow", choices=sorted(POLICIES),
+    p.add_argument("--policy", default=DEFAULT_POLICY, choices=sorted(POLICIES),
                    help="flow (default, as the app), low-power, or baseline (Whisper-Streaming, for comparison)")
     p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
     p.add_argument("--pace", default="realtime", type=_pace, metavar="|".join(PACES) + "|replay:RUN.jsonl",

@@ -36,6 +36,7 @@ POLICIES: dict[str, dict] = {
     "flow": _FLOW,
     "low-power": dict(_FLOW, min_chunk_s=2.0, max_delay_s=3.0),  # 1.5 s took 0.52 CPU s per audio s (commit 6f999bc)
 }
+DEFAULT_POLICY = "flow"  # what the app and `whisperflow stream` run unless told otherwise
 
 
 @dataclass(frozen=True)
