@@ -93,14 +93,6 @@ def _config_from(args):
     ), FLAG_LABELS)
 
 
-def open_jsonl(path: str | None):
-    if path is None:
-        return nullcontext(None)
-    if path == "-":
-        return nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8")
-
-
 class _CaptionPrinter:
     """Prints confirmed words as a flowing caption line on a terminal. A word ending in a period waits for the word
     after it, confirmed or tentative, which may show the period to be a comma, as the caption window shows it

@@ -46,7 +46,6 @@ class TokenRules:
         self.ts_begin = tokenizer.timestamp_begin
         self.eot = tokenizer.eot
         self.max_initial = max_initial_timestamp_index
-        self.max_ts = max_timestamp_index
         self.speech_until_step = speech_until_step
         suppress = set(tokenizer.non_speech_tokens)
         suppress.update([tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm])

@@ -1,9 +1,7 @@
 """What a stream reports: confirmed words, live updates and the final summary (JSONL-ready)."""
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
-from typing import IO
 
 from engine.session.words import Word
 
@@ -119,14 +117,3 @@ def done_record(event: DoneEvent) -> dict:
     if d.get("error") is None:
         d.pop("error", None)
     return {"type": "done", **d}
-
-
-class JsonlWriter:
-    """Writes one JSON object per line, flushed as it goes so nothing is lost on a crash."""
-
-    def __init__(self, stream: IO[str]):
-        self.stream = stream
-
-    def write(self, record: dict) -> None:
-        self.stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self.stream.flush()
