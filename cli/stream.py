@@ -195,8 +195,7 @@ def cmd_stream(args) -> int:
             captions.close()
         if writer:
             writer.write(done_record(done))
-    if failure is not None:
-        print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
-        raise failure
     print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
+    if failure is not None:
+        raise failure
     return 0
