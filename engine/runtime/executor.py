@@ -1,8 +1,9 @@
 """A named worker thread with its own MLX stream, for overlapping pipeline stages.
 
 MLX streams are per thread: each executor opens a stream on its device once, on its own
-thread, and runs every job under it. ``close()`` stops and joins the thread, so a process
-that used MLX from several threads exits cleanly.
+thread, and runs every job under it (``own_stream``, which also releases the thread's MLX
+state when the thread stops). ``close()`` stops and joins the thread, so a process that used
+MLX from several threads exits cleanly.
 """
 from __future__ import annotations
 
@@ -26,23 +27,20 @@ class Executor:
         self._thread.start()
 
     def _run(self) -> None:
-        import mlx.core as mx
+        from engine.runtime.mlx_thread import mlx_device, own_stream
 
-        from engine.runtime.mlx_thread import mlx_device
-
-        stream = mx.new_stream(mlx_device(self.device))
-        while True:
-            job = self._jobs.get()
-            if job is _STOP:
-                return
-            fn, future = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                with mx.stream(stream):
+        with own_stream(mlx_device(self.device)):
+            while True:
+                job = self._jobs.get()
+                if job is _STOP:
+                    return
+                fn, future = job
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
                     future.set_result(fn())
-            except BaseException as exc:  # handed to the waiting thread
-                future.set_exception(exc)
+                except BaseException as exc:  # handed to the waiting thread
+                    future.set_exception(exc)
 
     def submit(self, fn: Callable[[], T]) -> "Future[T]":
         if not self._thread.is_alive():
