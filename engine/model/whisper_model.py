@@ -69,7 +69,9 @@ def build_network(config: dict, dtype: mx.Dtype, weights: dict[str, mx.array] | 
     heads = config.pop("alignment_heads", None)
     model = whisper.Whisper(whisper.ModelDimensions(**config), dtype)
     model.encoder.__class__ = VarLenAudioEncoder
-    if weights is not None:
+    if weights is None:
+        model.set_dtype(dtype)  # MLX initialises every layer in float32
+    else:
         model.update(tree_unflatten(list(weights.items())))
     if heads:
         model.set_alignment_heads(np.array(heads, dtype=np.int64))
