@@ -23,20 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+from tools.bench.memory import peak_rss_mb, rss_mb
+
 BEAM = 5
 SOT = 50257  # any token id: the steps' cost does not depend on it
 NEW_LENGTHS = range(300, 1300, 53)  # 19 mel lengths, 3-13 s
 MAPS = Path("/proc/self/smaps")
-STATUS = Path("/proc/self/status")
-
-
-def rss_mb() -> float | None:
-    """This process's resident memory now, where the system says (Linux)."""
-    if STATUS.is_file():
-        for line in STATUS.read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return None
 
 
 def rss_by_mapping(top: int = 12) -> list[tuple[str, float]]:
@@ -47,9 +39,9 @@ def rss_by_mapping(top: int = 12) -> list[tuple[str, float]]:
     name = "[anon]"
     for line in MAPS.read_text().splitlines():
         fields = line.split()
-        if "-" in fields[0] and not fields[0].endswith(":"):  # a mapping's header line
-            name = os.path.basename(fields[5]) if len(fields) > 5 and fields[5].startswith("/") else (
-                fields[5] if len(fields) > 5 else "[anon]")
+        if not fields[0].endswith(":"):  # a mapping's header: addresses, perms, offset, device, inode[, path]
+            path = fields[5] if len(fields) > 5 else "[anon]"
+            name = os.path.basename(path) if path.startswith("/") else path
         elif fields[0] == "Rss:":
             totals[name] = totals.get(name, 0) + int(fields[1])
     return [(k, v / 1024) for k, v in sorted(totals.items(), key=lambda kv: -kv[1])[:top]]
@@ -59,16 +51,13 @@ class Stages:
     """Prints each stage's time, and the resident memory after it, as it ends."""
 
     def __init__(self):
-        from tools.bench.memory import peak_rss_mb
-
-        self.peak_rss_mb = peak_rss_mb
         self.start = self.last = time.perf_counter()
 
     def done(self, name: str) -> None:
         now = time.perf_counter()
         rss = rss_mb()
         print(f"{name:<44} {1000 * (now - self.last):9.1f} ms   at {now - self.start:6.2f} s   "
-              f"RSS {'–' if rss is None else f'{rss:5.0f}'} MB   peak {self.peak_rss_mb():5.0f} MB", flush=True)
+              f"RSS {'–' if rss is None else f'{rss:5.0f}'} MB   peak {peak_rss_mb():5.0f} MB", flush=True)
         self.last = now
 
 
