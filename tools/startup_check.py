@@ -77,13 +77,12 @@ def run_stages(model_name: str | None, config: Path | None) -> None:
     stages.done("first matmul")
     from engine.decoder.session import default_backend, make_session
     from engine.encoder.fast_encoder import fast_encode
-    from engine.model.whisper_model import build_network, load_model
-    from engine.runtime.mlx_thread import gpu_available
+    from engine.model.whisper_model import load_model
+    from tools.overlap_check import random_model
     stages.done("import the encoder and decoder")
-    dtype = mx.float16 if gpu_available() else mx.float32
     if config is not None:
-        import json
-        model = build_network(json.loads(config.read_text()), dtype)
+        model = random_model(config)
+        dtype = model.encoder.conv1.weight.dtype
         stages.done(f"build the network, random {str(dtype).removeprefix('mlx.core.')} weights")
     else:
         loaded = load_model(model_name)
