@@ -99,6 +99,15 @@ def contradicted_period(text: str, following: str) -> bool:
     return letter.islower()
 
 
+def sentence_start(text: str) -> str:
+    """text with its first letter in upper case, where every letter of it is lower case: a stream's first word
+    begins its transcript ("printing" → "Printing", "'tis" → "'Tis"; "iPhone", "42" stay as they are)."""
+    first = next((i for i, c in enumerate(text) if c.isalpha()), None)
+    if first is None or not text.islower():
+        return text
+    return text[:first] + text[first].upper() + text[first + 1 :]
+
+
 def settle_periods(texts: Sequence[str]) -> list[str]:
     """texts (words in order) with a comma for each period that the next non-empty word contradicts
     (contradicted_period): the round heard a break there, and the sentence goes on. Captions, text and exports

@@ -14,6 +14,7 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
 from engine.session.events import DroppedEvent
+from engine.session.transcript import sentence_start
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer, spelling
 from engine.stream.emission import Emission, without_squeezed
@@ -260,7 +261,11 @@ class OnlineProcessor:
         self.last_tokens = result.tokens
         self.stats.add(result, self.transcriber.decode_options.beam_size)
         words = [Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()]
-        self.hypothesis.insert(without_squeezed(words), offset)
+        said = without_squeezed(words)
+        if said and not self.committed:  # the stream's first word begins its transcript (tiny.en, given under a
+            # second of speech, often writes it in lower case: "printing in the only sense")
+            said[0] = replace(said[0], text=sentence_start(said[0].text))
+        self.hypothesis.insert(said, offset)
         self.heard_until = offset + result.audio_s
         self.held_back = result.guarded
         stretched = bool(words) and stretched_letter(words[-1])  # it may stand for any speech: it waits, as a cut word

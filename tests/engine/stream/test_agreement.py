@@ -7,6 +7,7 @@ from engine.stream.round import RoundResult, Segment, Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.audio.files import SAMPLE_RATE
 from engine.stream.processor import KEPT_WORDS, OnlineProcessor
+from engine.session.transcript import sentence_start
 from fake_transcriber import FakeTranscriber
 
 
@@ -71,12 +72,12 @@ def test_buffer_trimmed_at_confirmed_segment_end_after_15s_and_prompt_is_trimmed
     proc.process_iter()
     assert proc.buffer_offset == 0.0  # nothing confirmed yet: no trimming
     proc.process_iter()  # second agreeing round confirms all three words
-    assert [w.text for w in proc.committed] == ["first", "second", "third"]
+    assert [w.text for w in proc.committed] == ["First", "second", "third"]  # a stream begins with a capital
     # cut at the end of the second-to-last segment (12.0 s), which ends before the last confirmed word
     assert proc.buffer_offset == 12.0
     assert abs(proc.buffer_s - 4.0) < 1e-6
     proc.process_iter()
-    assert tr.prompts[-1] == "first second"
+    assert tr.prompts[-1] == "First second"
 
 
 def test_a_long_session_keeps_a_bounded_number_of_confirmed_words_and_the_same_prompt():
@@ -105,7 +106,7 @@ def test_finish_decodes_the_speech_after_the_confirmed_words_when_the_last_round
     proc = OnlineProcessor(tr)
     proc.insert_audio_chunk(np.zeros(6 * SAMPLE_RATE, np.float32))
     proc.process_iter()
-    assert [w.text for w in proc.process_iter()] == ["old"]
+    assert [w.text for w in proc.process_iter()] == ["Old"]
     assert [(w.text, w.start) for w in proc.finish()] == [("new", 3.0)]
 
 
@@ -114,7 +115,7 @@ def test_finish_flushes_unconfirmed_tail():
     proc = OnlineProcessor(tr)
     proc.insert_audio_chunk(np.zeros(SAMPLE_RATE, np.float32))
     assert proc.process_iter() == []
-    assert [w.text for w in proc.finish()] == ["only"]
+    assert [w.text for w in proc.finish()] == ["Only"]
 
 
 def test_rounds_agree_on_words_that_differ_only_in_punctuation_or_case():
@@ -123,6 +124,29 @@ def test_rounds_agree_on_words_that_differ_only_in_punctuation_or_case():
     hb.flush()
     hb.insert(words(("Books", 0.0, 0.4), ("which", 0.5, 0.8)), 0.0)
     assert [w.text for w in hb.flush()] == ["Books", "which"]
+
+
+def test_the_streams_first_word_begins_its_transcript_with_a_capital_and_later_words_keep_their_case():
+    def said(*texts):
+        return result([Segment(0.0, 2.0, "x", [], words(*((t, 0.1 + 0.3 * i, 0.3 + 0.3 * i) for i, t in enumerate(texts))))])
+
+    tr = ScriptedTranscriber([said("printing", "in"), said("printing", "in", "the"), said("printing", "in", "the", "only"),
+                              said("printing", "in", "the", "only", "sense")])
+    proc = OnlineProcessor(tr)
+    confirmed, shown = [], []
+    for _ in range(4):
+        proc.insert_audio_chunk(np.zeros(SAMPLE_RATE, np.float32))
+        confirmed += proc.process_iter()
+        shown.append([w.text for w in proc.tentative()])
+    assert shown[0] == ["Printing", "in"]  # shown with its capital before it is confirmed
+    assert [w.text for w in confirmed] == ["Printing", "in", "the", "only"]  # the rounds after it say it again as
+    # "printing": the same word, so it keeps its capital and the words after it keep their case
+
+
+@pytest.mark.parametrize("text, start", [("printing", "Printing"), ("however.", "However."), ("'tis", "'Tis"),
+                                         ("Printing,", "Printing,"), ("iPhone", "iPhone"), ("42", "42")])
+def test_sentence_start_capitalizes_a_lower_case_word_only(text, start):
+    assert sentence_start(text) == start
 
 
 def test_full_buffer_without_agreement_confirms_oldest_words_instead_of_dropping_audio():
@@ -134,7 +158,7 @@ def test_full_buffer_without_agreement_confirms_oldest_words_instead_of_dropping
     assert proc.process_iter() == []
     proc.insert_audio_chunk(np.zeros(2 * SAMPLE_RATE, np.float32))  # 31 s: over the encoder's 30 s
     forced = proc.process_iter()
-    assert [w.text for w in forced] == ["alpha"]  # ends before 31 - 15 = 16 s: confirmed, not lost
+    assert [w.text for w in forced] == ["Alpha"]  # ends before 31 - 15 = 16 s: confirmed, not lost
     assert proc.buffer_offset == 2.0
 
 

@@ -125,10 +125,10 @@ def test_a_word_its_round_is_unsure_of_needs_agreement_across_the_longer_gap():
 
 def test_the_max_delay_rule_confirms_a_word_that_never_gets_agreement():
     without = stream_half_seconds(OnlineProcessor(DisagreeingTranscriber()), 8)
-    assert [w.text for w in without] == ["alpha"]  # agreement alone never confirms the second word
+    assert [w.text for w in without] == ["Alpha"]  # agreement alone never confirms the second word
     processor = OnlineProcessor(DisagreeingTranscriber(), max_delay_s=1.0)
     late = stream_half_seconds(processor, 8)
-    assert [w.text for w in late][0] == "alpha" and len(late) == 2
+    assert [w.text for w in late][0] == "Alpha" and len(late) == 2
     assert late[1].text in ("beta", "gamma", "delta") and processor.stats.late == 1
     # it was confirmed in the first round whose audio reached 1 s past its end (0.9 s + 1.0 s ≤ 2.0 s)
     assert processor.heard_until == 4.0
@@ -153,7 +153,7 @@ class StuckTranscriber(FakeTranscriber):
 
 def test_a_one_letter_word_stretched_to_the_end_of_the_audio_is_never_confirmed():
     processor = OnlineProcessor(StuckTranscriber(), emission=Emission("agreement"), max_delay_s=1.0)
-    assert [w.text for w in stream_half_seconds(processor, 8)] == ["took"]  # "a" may stand for any speech
+    assert [w.text for w in stream_half_seconds(processor, 8)] == ["Took"]  # "a" may stand for any speech
 
 
 def test_a_round_stuck_on_a_stretched_one_letter_word_is_redone_to_the_speech_the_detector_heard():
@@ -163,7 +163,7 @@ def test_a_round_stuck_on_a_stretched_one_letter_word_is_redone_to_the_speech_th
     processor.insert_audio_chunk(speech)
     processor.process_iter()
     assert transcriber.redone == 1 and processor.stats.early_retries == 1
-    assert [w.text for w in processor.tentative()] == ["took", "impressions", "from"]
+    assert [w.text for w in processor.tentative()] == ["Took", "impressions", "from"]
 
 
 def test_the_detector_hears_speech_and_not_silence():
