@@ -95,7 +95,6 @@ def main(out: Path) -> int:
     loaded = load_model("tiny.en")
     wf = WhisperFlowApp(preloaded=(loaded,))
     wf.settings.first_run_done = True
-    wf.settings.beam_size = 1  # the `flow` policy otherwise, as a person gets it
     # The clear sample leaves few words below the default 50 %: a higher threshold shows the dotted underline.
     wf.settings.caption.unsure_below = 0.8
     wf.window.transcript.set_unsure_below(0.8)
