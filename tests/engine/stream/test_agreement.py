@@ -128,10 +128,11 @@ def test_rounds_agree_on_words_that_differ_only_in_punctuation_or_case():
 
 def test_the_streams_first_word_begins_its_transcript_with_a_capital_and_later_words_keep_their_case():
     def said(*texts):
-        return result([Segment(0.0, 2.0, "x", [], words(*((t, 0.1 + 0.3 * i, 0.3 + 0.3 * i) for i, t in enumerate(texts))))])
+        timed = [(t, 0.1 + 0.3 * i, 0.3 + 0.3 * i) for i, t in enumerate(texts)]
+        return result([Segment(0.0, 2.0, "x", [], words(*timed))])
 
-    tr = ScriptedTranscriber([said("printing", "in"), said("printing", "in", "the"), said("printing", "in", "the", "only"),
-                              said("printing", "in", "the", "only", "sense")])
+    spoken = ("printing", "in", "the", "only", "sense")
+    tr = ScriptedTranscriber([said(*spoken[:n]) for n in (2, 3, 4, 5)])
     proc = OnlineProcessor(tr)
     confirmed, shown = [], []
     for _ in range(4):
