@@ -10,6 +10,7 @@ OWN_PARSER = {
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
     "overlap-check": ("tools.overlap_check", "GPU encodes alone and beside the CPU decoder on another thread"),
     "schedule-synth": ("tools.schedule_synth", "a replay schedule from another run's round times, with another min chunk"),
+    "window-study": ("tools.window_study", "what a round writes for one word as its window starts earlier or ends later"),
     "startup-check": ("tools.startup_check", "a fresh process's way to its first decoded tokens, stage by stage, with its memory"),
 }
 

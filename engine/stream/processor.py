@@ -35,7 +35,23 @@ LONGEST_LETTER_S = 0.5  # a one-letter word ("a", "I") timed longer than this is
 # not say, all of it (no confirmed one-letter word of eight long-form replays lasted over 0.3 s): rounds stuck on
 # "took a", the "a" stretched to their audio's end, lost "impressions from wood" once it was confirmed
 KEPT_WORDS = 500  # confirmed words the processor keeps (the prompt's 200 characters and a 30 s buffer hold fewer)
+PROMPT_CHARS = 200  # a round's prompt: the confirmed text before its audio, as Whisper-Streaming's
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
+
+
+def prompt_before(confirmed: list[Word], start: float, chars: int = PROMPT_CHARS) -> str:
+    """The last whole confirmed words that end by start (stream seconds), at most chars characters: a round's
+    prompt when its audio begins at start."""
+    k = len(confirmed)
+    while k > 0 and confirmed[k - 1].end > start:
+        k -= 1
+    words, length = [], 0
+    for w in reversed(confirmed[:k]):
+        if length + len(w.text) + 1 > chars:
+            break
+        words.append(w.text)
+        length += len(w.text) + 1
+    return " ".join(reversed(words))
 
 
 def stretched_letter(word: Word) -> bool:
@@ -116,7 +132,7 @@ class OnlineProcessor:
         transcriber: RoundTranscriber,
         *,
         buffer_trimming_s: float = 15.0,
-        prompt_chars: int = 200,
+        prompt_chars: int = PROMPT_CHARS,
         min_chunk_s: float = 1.0,
         emission: Emission = Emission(),
         trim_at: str = "segment",
@@ -173,17 +189,7 @@ class OnlineProcessor:
         """Up to prompt_chars of confirmed text that ends before the round's audio begins: at start (stream
         seconds), by default the buffer's start. A pipelined round passes the start of the audio it encoded, which
         the buffer may have been trimmed past since: the words in between are in its audio, not its prompt."""
-        start = self.buffer_offset if start is None else start
-        k = len(self.committed)
-        while k > 0 and self.committed[k - 1].end > start:
-            k -= 1
-        words, length = [], 0
-        for w in reversed(self.committed[:k]):
-            if length + len(w.text) + 1 > self.prompt_chars:
-                break
-            words.append(w.text)
-            length += len(w.text) + 1
-        return " ".join(reversed(words))
+        return prompt_before(self.committed, self.buffer_offset if start is None else start, self.prompt_chars)
 
     def process_iter(self) -> list[Word]:
         """Run one round on the current buffer; return the newly confirmed words."""
