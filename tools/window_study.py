@@ -3,11 +3,12 @@
     python -m tools.window_study AUDIO RUN.jsonl --span START END [--config ROW] [--before S ...] [--after S ...]
         [--beam N ...]
 
-RUN.jsonl is a stream's JSONL over AUDIO (`whisperflow stream --jsonl`), or a bench's results.jsonl with --config: its confirmed words give each window's
-start (the end of the last word that ends `before` seconds or more ahead of the span) and its prompt (the words
-before that start, as a round's). Each window ends `after` seconds past the span and is decoded afresh (no pruning
-reference) by `flow`'s transcriber (the hush word, its guard and loop stop) and by the same padded to 30 s, at each
-beam. A row per transcriber, beam and start; a cell per end: the words written within NEAR_S of the span.
+RUN.jsonl is a stream's JSONL over AUDIO (`whisperflow stream --jsonl`), or a bench's results.jsonl with --config:
+its confirmed words give each window's start (the end of the last word that ends `before` seconds or more ahead of
+the span) and its prompt (the words before that start, as a round's). Each window ends `after` seconds past the
+span and is decoded afresh (no pruning reference) by `flow`'s transcriber (the hush word, its guard and loop stop)
+and by the same padded to 30 s, at each beam. A row per transcriber, beam and start; a cell per end: the words
+written within NEAR_S of the span.
 """
 from __future__ import annotations
 
@@ -19,21 +20,22 @@ from pathlib import Path
 
 import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from engine.audio.files import SAMPLE_RATE, load_audio
-from engine.session.words import Word
+from engine.session.events import WordEvent
 from engine.stream.processor import prompt_before
 from engine.stream.round import Transcriber
+from tools.bench.stream_score import word_events
 
 NEAR_S = 0.5  # a cell shows the words that reach this close to the span
 
 
-def window_start(confirmed: list[Word], span_start: float, before: float) -> float:
+def window_start(confirmed: list[WordEvent], span_start: float, before: float) -> float:
     """The end of the last confirmed word that ends at least `before` seconds ahead of the span (0: none does)."""
     ends = [w.end for w in confirmed if w.end <= span_start - before]
     return ends[-1] if ends else 0.0
 
 
-def words_near(transcriber: Transcriber, audio, confirmed: list[Word], span: tuple[float, float], start: float,
-               end: float) -> str:
+def words_near(transcriber: Transcriber, audio, confirmed: list[WordEvent], span: tuple[float, float],
+               start: float, end: float) -> str:
     """What the transcriber writes near the span, decoding audio[start:end] after the confirmed words' prompt."""
     piece = audio[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
     result = transcriber.transcribe(piece, prompt_before(confirmed, start))
@@ -48,22 +50,23 @@ def at_beam(transcriber: Transcriber, beam: int) -> Transcriber:
     return twin
 
 
-def confirmed_words(path: Path, config: str | None) -> list[Word]:
+def confirmed_words(path: Path, config: str | None) -> list[WordEvent]:
     """The confirmed words of a stream's JSONL, or of one row (config) of a bench's results.jsonl."""
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if config is not None:
         records = next((r["words"] for r in records if r.get("type") == "stream" and r.get("config") == config), None)
         if records is None:
             raise SystemExit(f"error: {path} has no stream row {config!r}")
-    return [Word(r["text"], r["start"], r["end"], r.get("probability", 1.0)) for r in records
-            if r.get("type") == "word"]
+    return word_events(records)
 
 
 def flow_transcriber(loaded) -> Transcriber:
     """`flow`'s round transcriber, built as the stream builds it."""
     from engine.stream.config import StreamConfig, build_processor
 
-    return build_processor(loaded, StreamConfig(policy="flow"))[0].transcriber
+    processor, _ = build_processor(loaded, StreamConfig(policy="flow"))
+    processor.close()  # only its transcriber is used
+    return processor.transcriber
 
 
 def main(argv: list[str] | None = None) -> int:

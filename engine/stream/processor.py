@@ -4,6 +4,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -13,7 +14,7 @@ import numpy as np
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
-from engine.session.events import DroppedEvent
+from engine.session.events import DroppedEvent, WordEvent
 from engine.session.transcript import sentence_start
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer, spelling
@@ -39,7 +40,7 @@ PROMPT_CHARS = 200  # a round's prompt: the confirmed text before its audio, as 
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
 
 
-def prompt_before(confirmed: list[Word], start: float, chars: int = PROMPT_CHARS) -> str:
+def prompt_before(confirmed: Sequence[Word | WordEvent], start: float, chars: int = PROMPT_CHARS) -> str:
     """The last whole confirmed words that end by start (stream seconds), at most chars characters: a round's
     prompt when its audio begins at start."""
     k = len(confirmed)

@@ -3,13 +3,13 @@ each transcriber writes there."""
 import json
 
 from engine.audio.files import load_audio
-from engine.session.words import Word
+from engine.session.events import WordEvent
 from testdata import DATA
 from tools.window_study import flow_transcriber, main, window_start
 
 
 def test_a_window_starts_at_the_end_of_the_last_word_that_far_before_the_span():
-    words = [Word("a", 0.0, 1.0, 1.0), Word("b", 1.0, 2.0, 1.0), Word("c", 2.0, 3.0, 1.0)]
+    words = [WordEvent("a", 0.0, 1.0, 1.0), WordEvent("b", 1.0, 2.0, 2.0), WordEvent("c", 2.0, 3.0, 3.0)]
     assert window_start(words, 3.5, 1.0) == 2.0
     assert window_start(words, 3.5, 0.5) == 3.0
     assert window_start(words, 3.5, 10.0) == 0.0  # no word ends that early: the audio's start
@@ -19,7 +19,8 @@ def test_the_study_prints_a_row_per_transcriber_with_the_words_near_the_span(tin
     clip = DATA / "LJ001-0009.wav"  # "Printing, then, for our purpose, may be considered as the art of making books…"
     words = flow_transcriber(tiny_model).transcribe(load_audio(clip)).words
     run = tmp_path / "run.jsonl"
-    run.write_text("".join(json.dumps(dict(type="word", text=w.text, start=w.start, end=w.end)) + "\n" for w in words))
+    run.write_text("".join(json.dumps(dict(type="word", text=w.text, start=w.start, end=w.end, emitted=w.end)) + "\n"
+                           for w in words))
     considered = next(w for w in words if "considered" in w.text)
     assert main([str(clip), str(run), "--span", str(considered.start), str(considered.end),
                  "--before", "1", "--after", "0.5", "--beam", "1"]) == 0
