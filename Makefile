@@ -2,7 +2,7 @@
 # and `make test` (the test suite). Both set up everything on a fresh machine.
 UV := .tools/bin/uv
 
-.PHONY: run test system env bundle
+.PHONY: run test lint system env bundle
 run: system env
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname -s)" = Darwin ]; then \
 		.venv/bin/whisperflow; \
@@ -11,8 +11,12 @@ run: system env
 		.venv/bin/whisperflow stream assets/sample.wav --pace realtime; \
 	fi
 
-test: system env
+test: system env lint
 	.venv/bin/python -m pytest
+
+lint: env   # ruff, configured in pyproject.toml: lint rules and the formatter's check (120 columns)
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 
 bundle: system env   # the Linux one-folder app in dist/WhisperFlow (see packaging/README.md)
 	packaging/linux/build.sh

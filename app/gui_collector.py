@@ -7,6 +7,7 @@ and waits for the lock. So while the app runs, automatic collection is off and a
 collects instead, one generation at a time, once the interpreter's own thresholds are passed (pyqtgraph's
 `GarbageCollector` does the same for the same reason). Reference counting still frees everything else at once.
 """
+
 from __future__ import annotations
 
 import gc

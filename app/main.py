@@ -1,22 +1,22 @@
 """Start the desktop app: settings, the main window, recovery of interrupted sessions, the first-run wizard."""
+
 from __future__ import annotations
 
 import sys
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-from engine.errors import WhisperFlowError
-from engine.model.whisper_model import LoadedModel
-
+import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from app.gui_collector import GuiThreadCollector
+from app.settings import load_settings, save_settings
 from app.widgets.app_icon import app_icon
 from app.windows.main_window import MainWindow
-from app.workers.model_worker import ModelCache
 from app.windows.recovery_dialog import RecoveryDialog
-from app.settings import load_settings, save_settings
 from app.windows.wizard import SetupWizard
+from app.workers.model_worker import ModelCache
+from engine.errors import WhisperFlowError
+from engine.model.whisper_model import LoadedModel
 
 SAVE_DELAY_MS = 300
 

@@ -4,16 +4,17 @@ How a stream is transcribed comes from the engine's `flow` policy (engine.stream
 a stream setting here is None until the person changes it ("the policy decides"), and settings.json keeps
 only what differs from the defaults, so a later change of the policy reaches everyone who never overrode it.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
+from engine.errors import SettingsError
 from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
 from engine.runtime.safe_write import write_file_atomic
-from engine.errors import SettingsError
 from engine.stream.config import DEFAULT_POLICY, StreamConfig, validate_stream_config
 
 SETTINGS_FILE = "settings.json"
@@ -58,7 +59,9 @@ class AppSettings:
     def stream_config(self) -> StreamConfig:
         """The `flow` policy (or `low-power`) for the chosen model, with the person's overrides (unresolved)."""
         overrides = {name: getattr(self, name) for name in STREAM_FIELDS if getattr(self, name) is not None}
-        return StreamConfig(model=self.model, policy=LOW_POWER_POLICY if self.low_power else DEFAULT_POLICY, **overrides)
+        return StreamConfig(
+            model=self.model, policy=LOW_POWER_POLICY if self.low_power else DEFAULT_POLICY, **overrides
+        )
 
     def effective(self) -> StreamConfig:
         """What a stream will run with: the overrides over the policy's choices (for showing in the UI)."""
@@ -94,8 +97,13 @@ def overrides(settings: AppSettings) -> dict:
 
 
 # What a saved caption value may be: a number within these bounds, a colour, or the window's rectangle.
-CAPTION_RANGES = {"font_size": (10, 72), "opacity": (0.1, 1.0), "lines": (1, 6), "hide_after_s": (0.0, 600.0),
-                  "unsure_below": (0.0, 1.0)}
+CAPTION_RANGES = {
+    "font_size": (10, 72),
+    "opacity": (0.1, 1.0),
+    "lines": (1, 6),
+    "hide_after_s": (0.0, 600.0),
+    "unsure_below": (0.0, 1.0),
+}
 
 
 def _caption_value_ok(key: str, value) -> bool:
@@ -105,8 +113,9 @@ def _caption_value_ok(key: str, value) -> bool:
     if key in ("text_color", "background_color"):
         return isinstance(value, str) and value.startswith("#") and len(value) in (4, 7, 9)
     if key == "geometry":
-        return value is None or (isinstance(value, list) and len(value) == 4
-                                 and all(isinstance(v, int) and abs(v) < 100_000 for v in value))
+        return value is None or (
+            isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and abs(v) < 100_000 for v in value)
+        )
     return isinstance(value, bool)  # show_latency
 
 
@@ -118,8 +127,13 @@ def _caption_in_range(data: dict) -> dict:
 
 
 # The app's own saved values (not stream settings) and the kinds they may be.
-APP_VALUE_KINDS = {"source_id": (str, type(None)), "main_geometry": (list, type(None)),
-                   "export_dir": (str, type(None)), "first_run_done": (bool,), "low_power": (bool,)}
+APP_VALUE_KINDS = {
+    "source_id": (str, type(None)),
+    "main_geometry": (list, type(None)),
+    "export_dir": (str, type(None)),
+    "first_run_done": (bool,),
+    "low_power": (bool,),
+}
 
 
 def _valid(key: str, value) -> bool:

@@ -1,4 +1,5 @@
 """`whisperflow doctor` and `whisperflow calibrate`: what this machine runs on, and its best thread allocation."""
+
 from __future__ import annotations
 
 import signal
@@ -28,15 +29,17 @@ def cmd_doctor(_args) -> int:
 def cmd_calibrate(args) -> int:
     from tqdm import tqdm
 
-    from engine.stream.profiler import calibrate, candidate_allocations, plot, table
     from engine.model.whisper_model import load_model
+    from engine.stream.profiler import calibrate, candidate_allocations, plot, table
 
     loaded = load_model(args.model)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     allocations = candidate_allocations()
     with tqdm(total=len(allocations), desc="calibrating", unit="allocation") as bar:
-        profile = calibrate(loaded, allocations=allocations, cancel=stop, progress=lambda i, n, row: bar.update(i - bar.n))
+        profile = calibrate(
+            loaded, allocations=allocations, cancel=stop, progress=lambda i, n, row: bar.update(i - bar.n)
+        )
     if profile is None:
         print("calibration cancelled; the previous profile (if any) is kept", file=sys.stderr)
         return 130

@@ -4,6 +4,7 @@ Every subcommand lives in a module with ``register(subparsers)``, which adds its
 ``func``. The development tools (bench, studies) register the same way when they are installed
 beside the app, as in a checkout; the bundle carries only the product's commands.
 """
+
 from __future__ import annotations
 
 import argparse

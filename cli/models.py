@@ -1,4 +1,5 @@
 """`whisperflow models` and `whisperflow devices`: what this machine can transcribe with, and from."""
+
 from __future__ import annotations
 
 
@@ -18,11 +19,13 @@ def cmd_models(args) -> int:
     if args.action == "list":
         print(f"{'model':34} {'installed':9} {'prepared':8} {'size MB':>8}  source")
         for m in list_models():
-            print(f"{m.name:34} {'yes' if m.available else 'no':9} {'yes' if m.prepared else 'no':8} {m.size_mb:8.0f}  {m.source}")
+            available, prepared = "yes" if m.available else "no", "yes" if m.prepared else "no"
+            print(f"{m.name:34} {available:9} {prepared:8} {m.size_mb:8.0f}  {m.source}")
     elif args.action == "prepare":
         from tqdm import tqdm
 
         with tqdm(total=100, desc=f"preparing {args.name}", unit="%") as bar:
+
             def progress(stage: str, fraction: float) -> None:
                 bar.set_postfix_str(stage)
                 bar.update(int(fraction * 100) - bar.n)

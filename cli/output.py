@@ -1,5 +1,6 @@
 """Output files of the command line: checked before anything is loaded, never one of the inputs,
 and a write error never ends captioning (the file keeps what it already holds)."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,9 @@ def check_output_path(path: str | None, inputs: list[str | None], flag: str = "-
             continue
         same = out.exists() and Path(given).exists() and os.path.samefile(out, given)
         if same or out.resolve() == Path(given).resolve():
-            raise WhisperFlowError(f"{flag} {path} is the input file; writing there would destroy it. "
-                                   "Choose another output file.")
+            raise WhisperFlowError(
+                f"{flag} {path} is the input file; writing there would destroy it. Choose another output file."
+            )
     if out.exists() and not os.access(out, os.W_OK):
         raise WhisperFlowError(f"{flag} {path}: the file is read-only")
     if not out.exists() and not os.access(parent, os.W_OK | os.X_OK):
@@ -66,7 +68,7 @@ class JsonlOutput:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[os.write(self._fd, view) :]
             self._good += len(data)
         except OSError as exc:
             self._fail(exc)
@@ -86,8 +88,10 @@ class JsonlOutput:
         except OSError:
             pass
         reason = "the disk is full" if is_disk_full(exc) else exc.strerror or str(exc)
-        self._warn(f"warning: stopped writing {self.path} ({reason}); captions continue here, and the file "
-                   f"keeps the {self._good} bytes already written")
+        self._warn(
+            f"warning: stopped writing {self.path} ({reason}); captions continue here, and the file "
+            f"keeps the {self._good} bytes already written"
+        )
 
     def close(self) -> None:
         if self._fd is not None:
@@ -98,7 +102,7 @@ class JsonlOutput:
                 pass
             self._fd = None
 
-    def __enter__(self) -> "JsonlOutput":
+    def __enter__(self) -> JsonlOutput:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -1,4 +1,5 @@
 """`whisperflow transcribe`: offline whole-file transcription with word timestamps."""
+
 from __future__ import annotations
 
 from contextlib import nullcontext
@@ -18,19 +19,19 @@ def register(sub) -> None:
 
 
 def cmd_transcribe(args) -> int:
-    from engine.stream.round import Transcriber
     from engine.audio.files import SAMPLE_RATE, load_audio
     from engine.decoder.options import DecodeOptions
-    from engine.session.events import WordEvent, word_record
-    from engine.stream.offline import transcribe_audio
     from engine.model.whisper_model import load_model
-
+    from engine.session.events import WordEvent, word_record
     from engine.stream.config import check_setting
+    from engine.stream.offline import transcribe_audio
+    from engine.stream.round import Transcriber
 
     check_setting("beam_size", args.beam, "--beam")
     check_output_path(args.jsonl, [args.file])
-    from engine.audio.files import file_warnings
     import sys
+
+    from engine.audio.files import file_warnings
 
     for warning in file_warnings(args.file):
         print(f"warning: {warning}", file=sys.stderr)

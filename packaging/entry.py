@@ -7,6 +7,7 @@ it cannot): the packaging test's proof that the double-click path works in the b
 WHISPERFLOW_SCREENSHOT=path makes the app save a screen grab of its main window once it is on screen and then
 close the window the way a person would (the packaging test's check that the GUI shows and closes cleanly).
 """
+
 from __future__ import annotations
 
 import glob

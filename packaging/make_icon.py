@@ -4,6 +4,7 @@ The same motif as the in-app icon (app/widgets/app_icon.py), with the full-bleed
 Run once after changing the design: `.venv/bin/python packaging/make_icon.py`; the build scripts make the
 .icns (macOS, iconutil) and the .desktop icon (Linux) from the PNG this writes.
 """
+
 from __future__ import annotations
 
 import sys

@@ -1,4 +1,5 @@
 """Shared fixtures: the real tiny.en model, loaded once per test session."""
+
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -1,5 +1,6 @@
 """What the streaming loop needs from a transcriber, without the model: tests' stand-ins subclass it and write
 only `transcribe`."""
+
 from __future__ import annotations
 
 from contextlib import nullcontext

@@ -1,5 +1,6 @@
 """The `virtual_mic` pytest fixture: a private PulseAudio server (tools/virtual_mic.py) whose default
 source is a virtual microphone, with this process pointed at it through PULSE_SERVER."""
+
 from __future__ import annotations
 
 import os
@@ -24,10 +25,10 @@ def aligned_correlation(reference: np.ndarray, captured: np.ndarray, oversample:
     ref = soxr.resample(reference, 1, oversample)
     cap = soxr.resample(captured, 1, oversample)
     size = 1 << (len(ref) + len(cap) - 2).bit_length()
-    xcorr = np.fft.irfft(np.fft.rfft(cap, size) * np.conj(np.fft.rfft(ref, size)), size)[:len(cap)]
+    xcorr = np.fft.irfft(np.fft.rfft(cap, size) * np.conj(np.fft.rfft(ref, size)), size)[: len(cap)]
     best = int(np.argmax(xcorr))
-    window = cap[best:best + len(ref)]
-    ref = ref[:len(window)]
+    window = cap[best : best + len(ref)]
+    ref = ref[: len(window)]
     denom = float(np.linalg.norm(ref) * np.linalg.norm(window))
     return (float(np.dot(ref, window)) / denom if denom else 0.0), best / oversample
 

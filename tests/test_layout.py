@@ -1,9 +1,9 @@
 """The layout's rules (docs/architecture.md): the engine imports neither the app, the CLI nor the tools, and
 the app imports neither the CLI nor the tools; so the bundle needs none of the development tools."""
+
 import ast
 
 import pytest
-
 from testdata import REPO
 
 FORBIDDEN = {"engine": {"app", "cli", "tools"}, "app": {"cli", "tools"}}
@@ -22,6 +22,8 @@ def imported_packages(path) -> set[str]:
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_package_imports_stay_below_it(package):
-    offenders = {str(path.relative_to(REPO)): sorted(imported_packages(path) & FORBIDDEN[package])
-                 for path in (REPO / package).rglob("*.py")}
+    offenders = {
+        str(path.relative_to(REPO)): sorted(imported_packages(path) & FORBIDDEN[package])
+        for path in (REPO / package).rglob("*.py")
+    }
     assert {k: v for k, v in offenders.items() if v} == {}

@@ -1,6 +1,7 @@
 """Float comparisons that hold for any correct BLAS kernel and thread count (OpenBLAS picks its kernel per
 CPU, and OPENBLAS_CORETYPE or the thread count change the order of float32 sums): errors are measured
 relative to the values compared. A real bug is off by orders of magnitude more."""
+
 import numpy as np
 
 MAX_REL = 1e-4  # largest error, as a fraction of the largest magnitude compared

@@ -1,4 +1,5 @@
 """The development tools' subcommands, registered like the product's (see cli.main)."""
+
 from __future__ import annotations
 
 import importlib
@@ -6,12 +7,24 @@ import importlib
 # Tools with an argument parser of their own: module (with main(argv)) and a line of help.
 OWN_PARSER = {
     "encoder-bench": ("tools.encoder_bench", "encoder time per block and in all, reference vs fast path"),
-    "decoder-bench": ("tools.decoder_bench", "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2"),
+    "decoder-bench": (
+        "tools.decoder_bench",
+        "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2",
+    ),
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
     "overlap-check": ("tools.overlap_check", "GPU encodes alone and beside the CPU decoder on another thread"),
-    "schedule-synth": ("tools.schedule_synth", "a replay schedule from another run's round times, with another min chunk"),
-    "window-study": ("tools.window_study", "what a round writes for one word as its window starts earlier or ends later"),
-    "startup-check": ("tools.startup_check", "a fresh process's way to its first decoded tokens, stage by stage, with its memory"),
+    "schedule-synth": (
+        "tools.schedule_synth",
+        "a replay schedule from another run's round times, with another min chunk",
+    ),
+    "window-study": (
+        "tools.window_study",
+        "what a round writes for one word as its window starts earlier or ends later",
+    ),
+    "startup-check": (
+        "tools.startup_check",
+        "a fresh process's way to its first decoded tokens, stage by stage, with its memory",
+    ),
 }
 
 
@@ -19,4 +32,6 @@ def register(sub) -> None:
     importlib.import_module("tools.bench.cli").register(sub)
     for name, (module, about) in OWN_PARSER.items():
         p = sub.add_parser(name, help=about, add_help=False)
-        p.set_defaults(passes_through=True, func=lambda args, module=module: importlib.import_module(module).main(args.rest) or 0)
+        p.set_defaults(
+            passes_through=True, func=lambda args, module=module: importlib.import_module(module).main(args.rest) or 0
+        )

@@ -6,6 +6,7 @@ Both use the same loaded network (float32 on CPU, greedy with temperature fallba
 English) and are scored with the same normalizer (engine.scoring.wer). Prints a Markdown table: WER, deletions,
 substitutions, insertions per kind and in all.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         ours = " ".join(w.text for w in transcribe_audio(transcriber, audio))
         seconds["whisperflow"] += time.perf_counter() - t
         t = time.perf_counter()
-        theirs = mlx_transcribe(audio, path_or_hf_repo=str(loaded.path), language="en", fp16=fp16,
-                                        word_timestamps=True, verbose=None)["text"]
+        theirs = mlx_transcribe(
+            audio, path_or_hf_repo=str(loaded.path), language="en", fp16=fp16, word_timestamps=True, verbose=None
+        )["text"]
         seconds["mlx_whisper"] += time.perf_counter() - t
         for system, text in (("whisperflow", ours), ("mlx_whisper", theirs)):
             counts = wer_counts(entry.reference, text)
@@ -74,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _table(entries, totals, seconds, manifest, model) -> str:
     kinds = sorted({e.kind for e in entries}) + ["all"]
-    lines = [f"| system | {' | '.join(f'{k} WER (S/D/I)' for k in kinds)} | compute s |",
-             f"|---|{'---|' * len(kinds)}---|"]
+    lines = [
+        f"| system | {' | '.join(f'{k} WER (S/D/I)' for k in kinds)} | compute s |",
+        f"|---|{'---|' * len(kinds)}---|",
+    ]
     for system in ("whisperflow", "mlx_whisper"):
         cells = []
         for kind in kinds:

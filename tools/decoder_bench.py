@@ -9,6 +9,7 @@ CTranslate2 (faster-whisper, int8, the packaged tiny.en) has no step API: its st
 or beam-5 generate divided by the tokens it produced, its verify column is empty, and its word timing
 is ctranslate2's own align().
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,20 +19,20 @@ from pathlib import Path
 import numpy as np
 
 from engine.audio.files import load_audio
-from engine.stream.offline import transcribe_audio
-from engine.stream.round import Transcriber
-from engine.scoring.align import align
-from tools.bench.manifest import find_default_manifest, load_manifest, select
-from engine.scoring.wer import corpus_wer, normalize_text
-from tools.bench.textgrid import read_textgrid_words
-from engine.runtime.blas import loaded_blas
-from engine.runtime.paths import SAMPLE_AUDIO
-from engine.decoder.session import make_session
 from engine.decoder.options import DecodeOptions
+from engine.decoder.session import make_session
+from engine.decoder.word_timing import decoded_alignment
 from engine.encoder.input import Padding
 from engine.model.store import PACKAGED
 from engine.model.whisper_model import load_model
-from engine.decoder.word_timing import decoded_alignment
+from engine.runtime.blas import loaded_blas
+from engine.runtime.paths import SAMPLE_AUDIO
+from engine.scoring.align import align
+from engine.scoring.wer import corpus_wer, normalize_text
+from engine.stream.offline import transcribe_audio
+from engine.stream.round import Transcriber
+from tools.bench.manifest import find_default_manifest, load_manifest, select
+from tools.bench.textgrid import read_textgrid_words
 
 COLUMNS = ("decoder", "greedy step ms", "beam-5 step ms", "verify 30 ms", "word timing ms", "WER %", "word-end err s")
 
@@ -83,14 +84,23 @@ def mlx_or_numpy_row(loaded, backend: str, features, clips, mfa, repeats: int, l
     encoded = transcriber.encode(clips[0][1])
     result = transcriber.decode(encoded.features, [], audio_steps=encoded.audio_steps)
     frames = encoded.n_samples // 160
-    timing = best_ms(lambda: decoded_alignment(transcriber.tokenizer, result.tokens, result.token_probs,
-                                               result.attention, frames), repeats)
+    timing = best_ms(
+        lambda: decoded_alignment(transcriber.tokenizer, result.tokens, result.token_probs, result.attention, frames),
+        repeats,
+    )
     texts = [" ".join(w.text for w in transcribe_audio(transcriber, audio)) for _, audio in clips + long]
     wer = _wer([(ref, text) for (ref, _), text in zip(clips, texts)])
-    errors = [e for audio, grid in mfa for e in word_end_error(
-        [(w.text, w.end) for w in transcriber.transcribe(audio).words], grid)]
-    row = [f"{backend} ({'current' if backend == 'mlx' else 'float32, numpy OpenBLAS, vocabulary on 2 cores'})",
-           *(f"{v:.1f}" for v in (*steps, timing)), f"{wer:.2f}", f"{np.mean(errors):.3f}"]
+    errors = [
+        e
+        for audio, grid in mfa
+        for e in word_end_error([(w.text, w.end) for w in transcriber.transcribe(audio).words], grid)
+    ]
+    row = [
+        f"{backend} ({'current' if backend == 'mlx' else 'float32, numpy OpenBLAS, vocabulary on 2 cores'})",
+        *(f"{v:.1f}" for v in (*steps, timing)),
+        f"{wer:.2f}",
+        f"{np.mean(errors):.3f}",
+    ]
     return row, texts
 
 
@@ -112,19 +122,31 @@ def ctranslate2_row(features_audio: np.ndarray, clips, mfa, repeats: int) -> lis
 
     text = model.model.generate(encoded, [sot + [tok.token_to_id("<|notimestamps|>")]], beam_size=1)[0].sequences_ids[0]
     frames = len(features_audio) // 160
-    timing = best_ms(lambda: model.model.align(encoded, sot + [tok.token_to_id("<|notimestamps|>")], [text], frames),
-                     repeats)
+    timing = best_ms(
+        lambda: model.model.align(encoded, sot + [tok.token_to_id("<|notimestamps|>")], [text], frames), repeats
+    )
 
     def transcribe(audio, words=False):
-        segments, _ = model.transcribe(audio, beam_size=1, language="en", condition_on_previous_text=False,
-                                       word_timestamps=words, vad_filter=False)
+        segments, _ = model.transcribe(
+            audio, beam_size=1, language="en", condition_on_previous_text=False, word_timestamps=words, vad_filter=False
+        )
         return list(segments)
 
     wer = _wer([(ref, " ".join(s.text for s in transcribe(audio))) for ref, audio in clips])
-    errors = [e for audio, grid in mfa for e in word_end_error(
-        [(w.word, w.end) for s in transcribe(audio, True) for w in s.words], grid)]
-    return ["CTranslate2 int8 (faster-whisper)", f"{per_step(1):.1f}", f"{per_step(5):.1f}", "–",
-            f"{timing:.1f}", f"{wer:.2f}", f"{np.mean(errors):.3f}"]
+    errors = [
+        e
+        for audio, grid in mfa
+        for e in word_end_error([(w.word, w.end) for s in transcribe(audio, True) for w in s.words], grid)
+    ]
+    return [
+        "CTranslate2 int8 (faster-whisper)",
+        f"{per_step(1):.1f}",
+        f"{per_step(5):.1f}",
+        "–",
+        f"{timing:.1f}",
+        f"{wer:.2f}",
+        f"{np.mean(errors):.3f}",
+    ]
 
 
 def _wer(pairs: list[tuple[str, str]]) -> float:
@@ -138,8 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=10, help="timed runs per measurement; the best counts")
     p.add_argument("--manifest", type=Path, help="corpus manifest (default: shared/corpus/manifest.tsv above here)")
     p.add_argument("--no-ct2", action="store_true", help="leave out the CTranslate2 row")
-    p.add_argument("--long", action=argparse.BooleanOptionalAction, default=True,
-                   help="also compare the backends' transcripts of the long-form file")
+    p.add_argument(
+        "--long",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also compare the backends' transcripts of the long-form file",
+    )
     return p
 
 
@@ -152,14 +178,19 @@ def main(argv: list[str] | None = None) -> int:
     short = select(entries, kinds=["short"])
     long = [(e.reference, load_audio(e.path)) for e in select(entries, kinds=["long_derived"])] if args.long else []
     clips = [(e.reference, load_audio(e.path)) for e in short[: args.clips]]
-    mfa = [(load_audio(e.path), [(w.text, w.end) for w in read_textgrid_words(e.textgrid)]) for e in short if e.textgrid]
+    mfa = [
+        (load_audio(e.path), [(w.text, w.end) for w in read_textgrid_words(e.textgrid)]) for e in short if e.textgrid
+    ]
     loaded = load_model(args.model)
     audio = np.tile(load_audio(SAMPLE_AUDIO), 4)[:160000]
     features = Transcriber(loaded, padding=Padding("none")).encode(audio).features
-    print(f"decoder of {loaded.name}, {loaded_blas()}; {len(clips)} short clips, {len(mfa)} MFA clips; "
-          f"best of {args.repeats}")
+    print(
+        f"decoder of {loaded.name}, {loaded_blas()}; {len(clips)} short clips, {len(mfa)} MFA clips; "
+        f"best of {args.repeats}"
+    )
     (mlx_row, mlx_texts), (numpy_row, numpy_texts) = (
-        mlx_or_numpy_row(loaded, backend, features, clips, mfa, args.repeats, long) for backend in ("mlx", "numpy"))
+        mlx_or_numpy_row(loaded, backend, features, clips, mfa, args.repeats, long) for backend in ("mlx", "numpy")
+    )
     rows = [mlx_row, numpy_row]
     if not args.no_ct2:
         rows.append(ctranslate2_row(audio, clips, mfa, args.repeats))

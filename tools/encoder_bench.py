@@ -4,26 +4,25 @@ Both paths run on the same real speech (the bundled sample, repeated to length) 
 padding, alternating run by run so a busy machine slows both alike. Times are the best of
 ``--repeats`` runs, wall clock and this process's CPU time.
 """
+
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from engine.audio.files import load_audio
-from engine.runtime.blas import loaded_blas
-from engine.encoder.input import Padding, encoder_mel
+from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.encoder.fast_encoder import fast_block, fast_encode, fast_path_applies, fast_stem
+from engine.encoder.input import Padding, encoder_mel
 from engine.model.whisper_model import LoadedModel, VarLenAudioEncoder, load_model
+from engine.runtime.blas import loaded_blas
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
-from engine.audio.files import SAMPLE_RATE
-
 
 
 @dataclass(frozen=True)
@@ -48,8 +47,9 @@ class PartResult:
     max_rel_diff: float  # max |fast − reference| / max |reference|
 
 
-def _time_pair(reference: Callable[[], mx.array], fast: Callable[[], mx.array],
-               repeats: int) -> tuple[Timing, Timing, float]:
+def _time_pair(
+    reference: Callable[[], mx.array], fast: Callable[[], mx.array], repeats: int
+) -> tuple[Timing, Timing, float]:
     """Best timings of two computations run alternately (after a warm-up each), and their max relative diff."""
     ref_out, fast_out = np.array(reference()), np.array(fast())
     best = {"reference": [np.inf, np.inf], "fast": [np.inf, np.inf]}
@@ -93,12 +93,16 @@ def bench_length(loaded: LoadedModel, audio: np.ndarray, seconds: float, repeats
 
 
 def format_table(results: list[PartResult]) -> list[str]:
-    lines = [f"{'input':>6}  {'part':<13} {'reference ms (CPU)':>19}  {'fast ms (CPU)':>19}  "
-             f"{'speed-up wall (CPU)':>19}  {'max rel diff':>12}"]
+    lines = [
+        f"{'input':>6}  {'part':<13} {'reference ms (CPU)':>19}  {'fast ms (CPU)':>19}  "
+        f"{'speed-up wall (CPU)':>19}  {'max rel diff':>12}"
+    ]
     for r in results:
         speedup = f"{r.reference.wall / r.fast.wall:5.2f}x ({r.reference.cpu / r.fast.cpu:5.2f}x)"
-        lines.append(f"{r.seconds:5g}s  {r.part:<13} {r.reference.text():>19}  {r.fast.text():>19}  "
-                     f"{speedup:>19}  {r.max_rel_diff:12.1e}")
+        lines.append(
+            f"{r.seconds:5g}s  {r.part:<13} {r.reference.text():>19}  {r.fast.text():>19}  "
+            f"{speedup:>19}  {r.max_rel_diff:12.1e}"
+        )
     return lines
 
 
@@ -120,8 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     loaded = load_model(args.model)
     audio = load_audio(args.audio)
     probe = mx.zeros((1, 2, loaded.dims.n_mels), loaded.dtype)
-    print(f"encoder of {loaded.name} on {mx.default_device()}, {loaded_blas()}; "
-          f"best of {args.repeats}, wall ms (CPU ms)")
+    print(
+        f"encoder of {loaded.name} on {mx.default_device()}, {loaded_blas()}; best of {args.repeats}, wall ms (CPU ms)"
+    )
     if not fast_path_applies(probe):
         print("the fast path applies to float32 on the CPU only; here both columns run the reference encoder")
     results = []

@@ -9,6 +9,7 @@ second so that some kills land inside a round):
 
     python -m tools.kill9 [--runs 5] [--seed 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,8 +64,9 @@ def long_recording(folder: Path) -> Path:
     return path
 
 
-def kill_after(proc: subprocess.Popen, words_before: int, extra_s: float,
-               shown_words: Callable[[str], list[str]]) -> list[str]:
+def kill_after(
+    proc: subprocess.Popen, words_before: int, extra_s: float, shown_words: Callable[[str], list[str]]
+) -> list[str]:
     """Read what the process prints until it has shown `words_before` words, wait extra_s more, kill -9 it,
     and return every word it had shown (shown_words parses its output so far)."""
     os.set_blocking(proc.stdout.fileno(), False)
@@ -87,13 +89,17 @@ def kill_after(proc: subprocess.Popen, words_before: int, extra_s: float,
 
 
 def app_words(output: str) -> list[str]:
-    return [line[len("WORD "):].strip() for line in output.splitlines() if line.startswith("WORD ")]
+    return [line[len("WORD ") :].strip() for line in output.splitlines() if line.startswith("WORD ")]
 
 
 def cli_run(recording: Path, out: Path, words_before: int, extra_s: float) -> tuple[list[str], list[str]]:
     """Kill `whisperflow stream --jsonl`; the words its terminal showed, and those its JSONL kept."""
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", str(recording), "--policy", "flow",
-                             "--jsonl", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "stream", str(recording), "--policy", "flow", "--jsonl", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     shown = kill_after(proc, words_before, extra_s, str.split)
     words, _ = read_words(out)  # a line torn by the kill is not a word
     return shown, [w["text"] for w in words]
@@ -103,10 +109,20 @@ def app_run(recording: Path, data: Path, words_before: int, extra_s: float) -> t
     """Kill the app; the words it showed, and those the interrupted session's journal gives back."""
     from engine.session.journal import list_sessions, load_session
 
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),
-           "WHISPERFLOW_DATA_DIR": str(data), "WHISPERFLOW_CONFIG_DIR": str(data / "config")}
-    proc = subprocess.Popen([sys.executable, "-c", APP_CHILD, str(recording)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": str(ROOT),
+        "WHISPERFLOW_DATA_DIR": str(data),
+        "WHISPERFLOW_CONFIG_DIR": str(data / "config"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", APP_CHILD, str(recording)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     shown = kill_after(proc, words_before, extra_s, app_words)
     journals = data / "sessions"
     sessions = list_sessions(journals) if journals.exists() else []
@@ -128,14 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|")
     failures = 0
     for n in range(args.runs):
-        for who, run, target in (("`stream --jsonl`", cli_run, scratch / f"cli-{n}.jsonl"),
-                                 ("the app", app_run, scratch / f"app-{n}")):
+        for who, run, target in (
+            ("`stream --jsonl`", cli_run, scratch / f"cli-{n}.jsonl"),
+            ("the app", app_run, scratch / f"app-{n}"),
+        ):
             words_before, extra_s = int(rng.integers(2, 50)), float(rng.uniform(0, 1.5))
             shown, kept = run(recording, target, words_before, extra_s)
-            ok = bool(shown) and kept[:len(shown)] == shown
+            ok = bool(shown) and kept[: len(shown)] == shown
             failures += not ok
-            print(f"| {n + 1} | {who} | {words_before} words + {extra_s:.2f} s | {len(shown)} | {len(kept)} "
-                  f"| {'yes' if ok else 'NO'} |", flush=True)
+            print(
+                f"| {n + 1} | {who} | {words_before} words + {extra_s:.2f} s | {len(shown)} | {len(kept)} "
+                f"| {'yes' if ok else 'NO'} |",
+                flush=True,
+            )
     print("KILL -9 PASSED" if not failures else f"KILL -9 FAILED in {failures} runs")
     return 1 if failures else 0
 

@@ -13,6 +13,7 @@ the values, so a GPU machine needs no converted model for it):
 
 Results on an NVIDIA H200: docs/bench/gpu.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,9 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import mlx.core as mx
 import numpy as np
@@ -81,7 +83,9 @@ def summary(name: str, times_ms: list[float]) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="whisperflow overlap-check", description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", default="tiny.en", help="model whose prepared config.json gives the shapes (default tiny.en)")
+    p.add_argument(
+        "--model", default="tiny.en", help="model whose prepared config.json gives the shapes (default tiny.en)"
+    )
     p.add_argument("--config", type=Path, help="a model's config.json instead (no prepared model needed)")
     args = p.parse_args(argv)
     model = random_model(args.config or model_dir(args.model) / "config.json")
@@ -89,6 +93,7 @@ def main(argv=None) -> int:
     mx.eval(mel)
     print(f"device {mx.default_device()}, weights {str(mel.dtype).removeprefix('mlx.core.')}, 10 s buffer", flush=True)
     with Executor("accelerator", "gpu") as accelerator:
+
         def encode() -> mx.array:
             out = model.encoder(mel)
             mx.eval(out)

@@ -4,9 +4,10 @@ extending the buffer trades encoder work against word error rate (non-streaming,
     whisperflow padding-study [--model tiny.en] [--corpus DIR] [--json out.json]
 
 The clips are the corpus's short clips up to 15 s (the three 25–27 s MFA corpus recordings are left
-out: with 5 s of padding they would not fit in the encoder's 30 s). Rows are run clip by clip, all rows on one clip before the next, so that whatever else the
-machine is doing slows every row alike.
+out: with 5 s of padding they would not fit in the encoder's 30 s). Rows are run clip by clip, all rows on one
+clip before the next, so that whatever else the machine is doing slows every row alike.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,6 @@ import numpy as np
 
 from engine.encoder.input import PAD30, Padding
 from engine.scoring.wer import corpus_wer, normalize_text
-
 
 STUDY_MAX_SECONDS = 15.0  # + 5 s of padding still fits in 30 s
 
@@ -102,7 +102,11 @@ def run_study(loaded, clips, audios: list[np.ndarray], paddings: dict[str, Paddi
         for key, transcriber in transcribers.items():
             r = transcriber.transcribe(audio)
             text = " ".join(s.text.strip() for s in r.segments)
-            rows[key].clips.append(ClipRun(clip.path, text, r.encode_s, r.decode_s, r.encoder_gflops, words_after_end(clip.reference, text)))
+            rows[key].clips.append(
+                ClipRun(
+                    clip.path, text, r.encode_s, r.decode_s, r.encoder_gflops, words_after_end(clip.reference, text)
+                )
+            )
         progress(f"{i + 1}/{len(clips)} {clip.path} ({clip.duration:.1f} s) in {time.perf_counter() - t0:.1f} s")
     for row in rows.values():
         row.wer = corpus_wer([c.reference for c in clips], [c.text for c in row.clips])
@@ -115,21 +119,30 @@ def markdown_table(rows: list[Row], n_clips: int) -> str:
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        lines.append(f"| {r.row} | {r.label} | {r.gflops:.2f} | {r.encode_s:.3f} | {r.decode_s:.3f} | {100 * r.wer:.1f} % | {r.hallucinating_clips} |")
+        lines.append(
+            f"| {r.row} | {r.label} | {r.gflops:.2f} | {r.encode_s:.3f} | {r.decode_s:.3f} "
+            f"| {100 * r.wer:.1f} % | {r.hallucinating_clips} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     import engine  # noqa: F401  (OpenBLAS before MLX)
-    from tools.hushword_training.data import TEST_KINDS, clips_of, load_clip
-
     from engine.encoder.hush_word import choose_hush
     from engine.model.whisper_model import load_model
+    from tools.hushword_training.data import TEST_KINDS, clips_of, load_clip
 
     parser = argparse.ArgumentParser(prog="whisperflow padding-study", description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny.en")
-    parser.add_argument("--corpus", type=Path, default=None, help="shared corpus folder (default: shared/corpus in the working directory or a folder above it)")
-    parser.add_argument("--hush-dir", type=Path, default=None, help="take the hush word from here instead of hushwords/")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="shared corpus folder (default: shared/corpus in the working directory or a folder above it)",
+    )
+    parser.add_argument(
+        "--hush-dir", type=Path, default=None, help="take the hush word from here instead of hushwords/"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N short clips")
     parser.add_argument("--rows", default="abcdefg", help="only these rows, e.g. ag (default: all)")
     parser.add_argument("--json", type=Path, default=None, help="write every row and clip result here")
@@ -144,13 +157,33 @@ def main(argv: list[str] | None = None) -> int:
     audios = [load_clip(c) for c in clips]
     paddings = {k: p for k, p in study_paddings(word.padding if word else None).items() if k in args.rows}
     rows = run_study(loaded, clips, audios, paddings, lambda s: print(s, flush=True))
-    print(f"\n{args.model}, {len(clips)} short clips ({sum(c.duration for c in clips):.0f} s of speech), non-streaming, greedy:\n")
+    print(
+        f"\n{args.model}, {len(clips)} short clips ({sum(c.duration for c in clips):.0f} s of speech), "
+        "non-streaming, greedy:\n"
+    )
     print(markdown_table(rows, len(clips)))
     if args.json:
-        args.json.write_text(json.dumps({
-            "model": args.model, "hush_word": word.metadata if word else None,
-            "clips": [asdict(c) for c in clips],
-            "rows": [dict(row=r.row, label=r.label, wer=r.wer, gflops=r.gflops, encode_s=r.encode_s, decode_s=r.decode_s,
-                          hallucinating_clips=r.hallucinating_clips, clips=[asdict(c) for c in r.clips]) for r in rows],
-        }, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "model": args.model,
+                    "hush_word": word.metadata if word else None,
+                    "clips": [asdict(c) for c in clips],
+                    "rows": [
+                        dict(
+                            row=r.row,
+                            label=r.label,
+                            wer=r.wer,
+                            gflops=r.gflops,
+                            encode_s=r.encode_s,
+                            decode_s=r.decode_s,
+                            hallucinating_clips=r.hallucinating_clips,
+                            clips=[asdict(c) for c in r.clips],
+                        )
+                        for r in rows
+                    ],
+                },
+                indent=1,
+            )
+        )
     return 0

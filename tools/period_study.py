@@ -6,6 +6,7 @@ Each run is a stream's JSONL over the long-form file (`whisperflow stream --json
 and is aligned with a reference word is counted by what the captions show (a comma where the next word contradicts
 the period: engine.session.transcript.contradicted_period) and by the reference's punctuation after that word.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,14 @@ def count(words: list[str], reference: list[str]) -> Counter:
     """(shown as, reference_mark) for each aligned word of words that ends in a period."""
     pairs = align([spelling(w) for w in reference], [spelling(w) for w in words])
     at = {p.hyp: p.ref for p in pairs if p.op in ("hit", "sub")}
-    return Counter(("comma" if i + 1 < len(words) and contradicted_period(w, words[i + 1]) else "period",
-                    reference_mark(reference[at[i]]))
-                   for i, w in enumerate(words) if w.endswith(".") and i in at)
+    return Counter(
+        (
+            "comma" if i + 1 < len(words) and contradicted_period(w, words[i + 1]) else "period",
+            reference_mark(reference[at[i]]),
+        )
+        for i, w in enumerate(words)
+        if w.endswith(".") and i in at
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ round on any machine, so the words a minimum chunk gives on, say, a GPU's round 
 --offset N starts at the recorded round N (the times are taken in turn, from the second round on: the first
 round of a run pays its warm-up), for a second schedule with the same statistics.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,9 @@ def recorded_rounds(results: Path, config: str) -> tuple[list[float], float]:
     row = next((r for r in rows if r.get("type") == "stream" and r.get("config") == config), None)
     if row is None:
         found = sorted({r["config"] for r in rows if r.get("type") == "stream"})
-        raise WhisperFlowError(f"{results} has no stream row for config {config!r} (it has: {', '.join(found) or 'none'})")
+        raise WhisperFlowError(
+            f"{results} has no stream row for config {config!r} (it has: {', '.join(found) or 'none'})"
+        )
     if not row.get("round_s") or "duration_s" not in row:
         raise WhisperFlowError(f"{results}: the row {config!r} has no round times (a peer's row has none)")
     return row["round_s"][1:], float(row["duration_s"])

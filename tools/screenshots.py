@@ -4,6 +4,7 @@ The transcript and captions come from a real session on the bundled sample (tiny
 compositor, so the caption window is composited over the call window here the way a compositor
 would: its translucent pixels blended over what is behind it.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,12 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from PySide6.QtCore import QEventLoop, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QLinearGradient, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
-from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 
+import engine  # noqa: F401  (loads OpenBLAS before MLX)
+from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 
 
 def wait(app: QApplication, seconds: float = 0.3, until=None, timeout: float = 120.0) -> None:

@@ -14,6 +14,7 @@ and writes summary.md, memory.tsv and latency.png into the output folder.
 
     python -m tools.soak [--minutes 60] [--out DIR]          (scripts/soak.sh)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,6 +66,7 @@ def build_audio(minutes: float, out: Path) -> tuple[Path, str, float]:
 
 # --- the app, driven offscreen -----------------------------------------------------------------------
 
+
 def drive_app(out: Path, seconds: float) -> int:
     """Run the app offscreen on the virtual mic for `seconds`, writing each confirmed word to app.jsonl."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -99,8 +101,12 @@ def drive_app(out: Path, seconds: float) -> int:
     controller.update.connect(on_update)
     controller.error.connect(lambda message: state.update(error=message))
     controller.session_ended.connect(on_ended)
-    controller.session_started.connect(lambda meta: (print("listening: app", file=sys.stderr, flush=True),
-                                                     QTimer.singleShot(int(seconds * 1000), stop)))
+    controller.session_started.connect(
+        lambda meta: (
+            print("listening: app", file=sys.stderr, flush=True),
+            QTimer.singleShot(int(seconds * 1000), stop),
+        )
+    )
     wf.window.source_picker.refresh(select_key=f"pulse:{MIC}")
     if wf.window.source_picker.current() is None or wf.window.source_picker.current().key != f"pulse:{MIC}":
         print("soak: the app does not list the virtual microphone", file=sys.stderr)
@@ -118,6 +124,7 @@ def drive_app(out: Path, seconds: float) -> int:
 
 
 # --- the run -----------------------------------------------------------------------------------------
+
 
 def _wait_listening(logs: list[Path], procs: list[subprocess.Popen], timeout_s: float = 180.0) -> None:
     deadline = time.monotonic() + timeout_s
@@ -156,18 +163,43 @@ def run(minutes: float, out: Path) -> int:
     print(f"soak: {seconds / 60:.1f} min of speech, output in {out}", file=sys.stderr)
     runtime = Path(tempfile.mkdtemp(prefix="wf-soak-pulse-"))
     server, mic = start_virtual_mic(runtime)
-    env = {**os.environ, "PULSE_SERVER": mic.server, "QT_QPA_PLATFORM": "offscreen",
-           "WHISPERFLOW_DATA_DIR": str(out / "data")}
+    env = {
+        **os.environ,
+        "PULSE_SERVER": mic.server,
+        "QT_QPA_PLATFORM": "offscreen",
+        "WHISPERFLOW_DATA_DIR": str(out / "data"),
+    }
     python = sys.executable
     listen_s = seconds + TAIL_S
     logs = {"cli": out / "cli.stderr", "app": out / "app.stderr"}
     procs = {
-        "cli": subprocess.Popen([python, "-m", "cli.main", "stream", "--device", "pulse", "--policy", "flow",
-                                 "--jsonl", str(out / "cli.jsonl"), "--duration", f"{listen_s:.0f}"],
-                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=logs["cli"].open("w")),
-        "app": subprocess.Popen([python, "-m", "tools.soak", "--drive-app", "--seconds", f"{listen_s:.0f}",
-                                 "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                stderr=logs["app"].open("w")),
+        "cli": subprocess.Popen(
+            [
+                python,
+                "-m",
+                "cli.main",
+                "stream",
+                "--device",
+                "pulse",
+                "--policy",
+                "flow",
+                "--jsonl",
+                str(out / "cli.jsonl"),
+                "--duration",
+                f"{listen_s:.0f}",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=logs["cli"].open("w"),
+        ),
+        "app": subprocess.Popen(
+            [python, "-m", "tools.soak", "--drive-app", "--seconds", f"{listen_s:.0f}", "--out", str(out)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=logs["app"].open("w"),
+        ),
     }
     try:
         _wait_listening(list(logs.values()), list(procs.values()))
@@ -191,6 +223,7 @@ def run(minutes: float, out: Path) -> int:
 
 
 # --- the verdict -------------------------------------------------------------------------------------
+
 
 def read_words(path: Path) -> tuple[list[dict], list[str]]:
     """The word records in a stream JSONL file, and the problems found reading it (lines that do not parse)."""
@@ -260,8 +293,11 @@ def report(out: Path) -> int:
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     reference, seconds, codes = meta["reference"], meta["seconds"], meta["codes"]
     rows = [line.split("\t") for line in (out / "memory.tsv").read_text().splitlines()[1:]]
-    lines = ["| listener | words | WER | latency p90 first / last 10 min | mean "
-             "| peak RSS min 5–15 → last 10 min | CPU s per audio s | verdict |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| listener | words | WER | latency p90 first / last 10 min | mean "
+        "| peak RSS min 5–15 → last 10 min | CPU s per audio s | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     series, failed = {}, False
     for name in ("cli", "app"):
         words, problems = read_words(out / f"{name}.jsonl")
@@ -281,14 +317,23 @@ def report(out: Path) -> int:
         if growth > MAX_RSS_GROWTH:
             problems.append(f"memory grew {growth:.1%} after the first 5 minutes")
         counts = wer_counts(reference, " ".join(w["text"] for w in words))
-        lines.append(f"| {name} | {len(words)} | {counts.wer:.1%} | {first:.2f} / {last:.2f} s | "
-                     f"{pairs[:, 1].mean() if len(pairs) else float('nan'):.2f} s | {early:.0f} → {late:.0f} MB "
-                     f"({growth:+.1%}) | {cpu_per_audio_second([(t, c) for t, _, c in mine]):.2f} | "
-                     f"{'passed' if not problems else 'FAILED: ' + '; '.join(problems)} |")
+        lines.append(
+            f"| {name} | {len(words)} | {counts.wer:.1%} | {first:.2f} / {last:.2f} s | "
+            f"{pairs[:, 1].mean() if len(pairs) else float('nan'):.2f} s | {early:.0f} → {late:.0f} MB "
+            f"({growth:+.1%}) | {cpu_per_audio_second([(t, c) for t, _, c in mine]):.2f} | "
+            f"{'passed' if not problems else 'FAILED: ' + '; '.join(problems)} |"
+        )
         failed |= bool(problems)
     soak_latency(series, out / "latency.png")
-    summary = "\n".join([f"Soak: {seconds / 60:.1f} min of speech through the PulseAudio virtual microphone, "
-                         "app and CLI listening at once, policy flow.", "", *lines, ""])
+    summary = "\n".join(
+        [
+            f"Soak: {seconds / 60:.1f} min of speech through the PulseAudio virtual microphone, "
+            "app and CLI listening at once, policy flow.",
+            "",
+            *lines,
+            "",
+        ]
+    )
     (out / "summary.md").write_text(summary, encoding="utf-8")
     print(summary)
     print("SOAK PASSED" if not failed else "SOAK FAILED")

@@ -14,6 +14,7 @@ On CUDA, run it twice with MLX_PTX_CACHE_DIR set: the first run compiles MLX's k
 
 Results on an NVIDIA H100 and on the 2-core machine: docs/bench/gpu/startup.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,11 @@ class Stages:
     def done(self, name: str) -> None:
         now = time.perf_counter()
         rss = rss_mb()
-        print(f"{name:<44} {1000 * (now - self.last):9.1f} ms   at {now - self.start:6.2f} s   "
-              f"RSS {'–' if rss is None else f'{rss:5.0f}'} MB   peak {peak_rss_mb():5.0f} MB", flush=True)
+        print(
+            f"{name:<44} {1000 * (now - self.last):9.1f} ms   at {now - self.start:6.2f} s   "
+            f"RSS {'–' if rss is None else f'{rss:5.0f}'} MB   peak {peak_rss_mb():5.0f} MB",
+            flush=True,
+        )
         self.last = now
 
 
@@ -65,10 +69,13 @@ def run_stages(model_name: str | None, config: Path | None) -> None:
     """The measured process: every import and first call below is part of what it times."""
     stages = Stages()
     import engine  # noqa: F401  (loads the system BLAS, which must come before MLX)
+
     stages.done("import engine (the system BLAS)")
     import numpy as np
+
     stages.done("import numpy")
     import mlx.core as mx
+
     stages.done("import mlx.core")
     mx.eval(mx.ones((4,)) + 1)
     stages.done(f"first operation on {mx.default_device()}")
@@ -79,6 +86,7 @@ def run_stages(model_name: str | None, config: Path | None) -> None:
     from engine.encoder.fast_encoder import fast_encode
     from engine.model.whisper_model import load_model
     from tools.overlap_check import random_model
+
     stages.done("import the encoder and decoder")
     if config is not None:
         model = random_model(config)
@@ -122,8 +130,11 @@ def run_stages(model_name: str | None, config: Path | None) -> None:
     for _ in range(30):
         step(np.full((BEAM, 1), SOT))
     stages.done("decoder: 30 more steps")
-    print(f"MLX memory: active {mx.get_active_memory() >> 20} MB, peak {mx.get_peak_memory() >> 20} MB, "
-          f"cache {mx.get_cache_memory() >> 20} MB", flush=True)
+    print(
+        f"MLX memory: active {mx.get_active_memory() >> 20} MB, peak {mx.get_peak_memory() >> 20} MB, "
+        f"cache {mx.get_cache_memory() >> 20} MB",
+        flush=True,
+    )
     mappings = rss_by_mapping()
     if mappings:
         print("resident MB by mapping:", flush=True)
@@ -134,7 +145,9 @@ def run_stages(model_name: str | None, config: Path | None) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="whisperflow startup-check", description=__doc__.split("\n\n")[0])
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--model", default="tiny.en", help="a model to load, prepared first if needed (default tiny.en)")
+    source.add_argument(
+        "--model", default="tiny.en", help="a model to load, prepared first if needed (default tiny.en)"
+    )
     source.add_argument("--config", type=Path, help="a model's config.json: random weights of its shapes instead")
     p.add_argument("--in-this-process", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -143,13 +156,16 @@ def main(argv=None) -> int:
         return 0
     if args.config is None:
         from engine.model.store import prepare_model
+
         prepare_model(args.model)  # a first conversion is not a start-up cost
         child = ["--model", args.model]
     else:
         child = ["--config", str(args.config.resolve())]
     repo = Path(__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "tools.startup_check", *child, "--in-this-process"], env=env).returncode
+    return subprocess.run(
+        [sys.executable, "-m", "tools.startup_check", *child, "--in-this-process"], env=env
+    ).returncode
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ sink and a source remapped from its monitor (a real capture device for PortAudio
 plugin). Audio played into the sink with `VirtualMic.play(path)` comes out of the microphone. The tests'
 `virtual_mic` fixture and the soak (tools/soak.py) both use it.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -60,8 +61,12 @@ class VirtualMic:
     def play(self, path: str | os.PathLike, sink: str | None = None) -> subprocess.Popen:
         """Start playing an audio file into `sink` (default: the mic's sink); returns the paplay process."""
         env = {**os.environ, "PULSE_SERVER": self.server}
-        player = subprocess.Popen(["paplay", f"--device={sink or self.sink}", str(path)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        player = subprocess.Popen(
+            ["paplay", f"--device={sink or self.sink}", str(path)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.players.append(player)
         return player
 
@@ -91,22 +96,35 @@ def start_virtual_mic(runtime_dir: Path) -> tuple[subprocess.Popen, VirtualMic]:
     server = f"unix:{socket}"
     # HOME and XDG_* keep the daemon's cookie/state files out of the real home; as root, pulseaudio
     # only warns ("not intended to be run as root") when --system is not given.
-    env = {**os.environ, "HOME": str(runtime_dir), "XDG_RUNTIME_DIR": str(runtime_dir),
-           "XDG_CONFIG_HOME": str(runtime_dir / "config"), "XDG_STATE_HOME": str(runtime_dir / "state"),
-           "LC_ALL": "C"}
+    env = {
+        **os.environ,
+        "HOME": str(runtime_dir),
+        "XDG_RUNTIME_DIR": str(runtime_dir),
+        "XDG_CONFIG_HOME": str(runtime_dir / "config"),
+        "XDG_STATE_HOME": str(runtime_dir / "state"),
+        "LC_ALL": "C",
+    }
     env.pop("PULSE_SERVER", None)
-    cmd = ["pulseaudio", "-n", "--daemonize=no", "--system=false", "--exit-idle-time=-1",
-           "--use-pid-file=no", "--realtime=no", "--high-priority=no",
-           f"--log-target=file:{log}",
-           f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
-           # norewinds: a new paplay stream would otherwise rewrite audio the monitor already passed on,
-           # and the first milliseconds of each clip would be missing from the microphone.
-           f"--load=module-null-sink sink_name={SINK} norewinds=1"
-           " sink_properties=device.description=WhisperFlowTestSink",
-           f"--load=module-remap-source master={SINK}.monitor source_name={MIC}"
-           f" source_properties=device.description=WhisperFlowTestMic"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_die_with_parent)
+    cmd = [
+        "pulseaudio",
+        "-n",
+        "--daemonize=no",
+        "--system=false",
+        "--exit-idle-time=-1",
+        "--use-pid-file=no",
+        "--realtime=no",
+        "--high-priority=no",
+        f"--log-target=file:{log}",
+        f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1",
+        # norewinds: a new paplay stream would otherwise rewrite audio the monitor already passed on,
+        # and the first milliseconds of each clip would be missing from the microphone.
+        f"--load=module-null-sink sink_name={SINK} norewinds=1 sink_properties=device.description=WhisperFlowTestSink",
+        f"--load=module-remap-source master={SINK}.monitor source_name={MIC}"
+        f" source_properties=device.description=WhisperFlowTestMic",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent
+    )
     try:
         _wait_ready(proc, server, log)
         pactl(server, "set-default-source", MIC)

@@ -10,6 +10,7 @@ span and is decoded afresh (no pruning reference) by `flow`'s transcriber (the h
 and by the same padded to 30 s, at each beam. A row per transcriber, beam and start; a cell per end: the words
 written within NEAR_S of the span.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,13 +35,15 @@ def window_start(confirmed: list[WordEvent], span_start: float, before: float) -
     return ends[-1] if ends else 0.0
 
 
-def words_near(transcriber: Transcriber, audio, confirmed: list[WordEvent], span: tuple[float, float],
-               start: float, end: float) -> str:
+def words_near(
+    transcriber: Transcriber, audio, confirmed: list[WordEvent], span: tuple[float, float], start: float, end: float
+) -> str:
     """What the transcriber writes near the span, decoding audio[start:end] after the confirmed words' prompt."""
     piece = audio[int(start * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
     result = transcriber.transcribe(piece, prompt_before(confirmed, start))
-    return " ".join(w.text.strip() for w in result.words
-                    if w.end + start > span[0] - NEAR_S and w.start + start < span[1] + NEAR_S)
+    return " ".join(
+        w.text.strip() for w in result.words if w.end + start > span[0] - NEAR_S and w.start + start < span[1] + NEAR_S
+    )
 
 
 def at_beam(transcriber: Transcriber, beam: int) -> Transcriber:
@@ -73,12 +76,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.window_study", description=__doc__.splitlines()[0])
     parser.add_argument("audio", help="the audio file the run streamed")
     parser.add_argument("run", help="the run's JSONL (its confirmed words)")
-    parser.add_argument("--span", nargs=2, type=float, required=True, metavar=("START", "END"),
-                        help="the word's place in the audio, seconds")
-    parser.add_argument("--before", nargs="+", type=float, default=[2.0, 4.0, 8.0, 12.0],
-                        help="seconds of audio before the span (the window starts at the word end there)")
-    parser.add_argument("--after", nargs="+", type=float, default=[0.2, 0.5, 1.0, 2.0],
-                        help="seconds of audio after the span")
+    parser.add_argument(
+        "--span",
+        nargs=2,
+        type=float,
+        required=True,
+        metavar=("START", "END"),
+        help="the word's place in the audio, seconds",
+    )
+    parser.add_argument(
+        "--before",
+        nargs="+",
+        type=float,
+        default=[2.0, 4.0, 8.0, 12.0],
+        help="seconds of audio before the span (the window starts at the word end there)",
+    )
+    parser.add_argument(
+        "--after", nargs="+", type=float, default=[0.2, 0.5, 1.0, 2.0], help="seconds of audio after the span"
+    )
     parser.add_argument("--beam", nargs="+", type=int, default=[1, 5])
     parser.add_argument("--config", help="RUN is a bench's results.jsonl: take this row's words")
     parser.add_argument("--model", default="tiny.en")
@@ -89,8 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     audio = load_audio(args.audio)
     span = (args.span[0], args.span[1])
     hush = flow_transcriber(load_model(args.model))
-    print("| transcriber | beam | window starts s before | " + " | ".join(f"ends {a:g} s after" for a in args.after)
-          + " |\n|---|---|---|" + "---|" * len(args.after))
+    print(
+        "| transcriber | beam | window starts s before | "
+        + " | ".join(f"ends {a:g} s after" for a in args.after)
+        + " |\n|---|---|---|"
+        + "---|" * len(args.after)
+    )
     for name, base in (("hush word", hush), ("padded to 30 s", hush.padded_twin())):
         for beam in args.beam:
             transcriber = at_beam(base, beam)

@@ -5,6 +5,7 @@ window before it is mapped and sent to the root window as a client message once 
 NSWindow's collection behaviour gets "can join all spaces" (through pyobjc, when installed). Wayland
 gives applications no such control; there the compositor decides.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -22,9 +23,17 @@ _MAC_ALL_SPACES = (1 << 0) | (1 << 4) | (1 << 8)
 
 
 class _XClientMessageEvent(ctypes.Structure):
-    _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int),
-                ("display", ctypes.c_void_p), ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
-                ("format", ctypes.c_int), ("data", ctypes.c_long * 5), ("_pad", ctypes.c_long * 19)]
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("serial", ctypes.c_ulong),
+        ("send_event", ctypes.c_int),
+        ("display", ctypes.c_void_p),
+        ("window", ctypes.c_ulong),
+        ("message_type", ctypes.c_ulong),
+        ("format", ctypes.c_int),
+        ("data", ctypes.c_long * 5),
+        ("_pad", ctypes.c_long * 19),
+    ]
 
 
 def _x11_all_desktops(window_id: int) -> bool:
@@ -36,8 +45,16 @@ def _x11_all_desktops(window_id: int) -> bool:
     x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
     x11.XInternAtom.restype = ctypes.c_ulong
     x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-    x11.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int,
-                                    ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    x11.XChangeProperty.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_ulong,
+        ctypes.c_ulong,
+        ctypes.c_ulong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_void_p,
+        ctypes.c_int,
+    ]
     x11.XDefaultRootWindow.restype = ctypes.c_ulong
     x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
     x11.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
@@ -50,8 +67,9 @@ def _x11_all_desktops(window_id: int) -> bool:
         atom = x11.XInternAtom(display, b"_NET_WM_DESKTOP", 0)
         value = (ctypes.c_long * 1)(ALL_DESKTOPS)
         x11.XChangeProperty(display, window_id, atom, _XA_CARDINAL, 32, 0, value, 1)
-        event = _XClientMessageEvent(type=_CLIENT_MESSAGE, send_event=1, display=display, window=window_id,
-                                     message_type=atom, format=32)
+        event = _XClientMessageEvent(
+            type=_CLIENT_MESSAGE, send_event=1, display=display, window=window_id, message_type=atom, format=32
+        )
         event.data[0], event.data[1] = ALL_DESKTOPS, 1  # desktop, source: an application
         x11.XSendEvent(display, x11.XDefaultRootWindow(display), 0, _SUBSTRUCTURE_MASKS, ctypes.byref(event))
         x11.XFlush(display)

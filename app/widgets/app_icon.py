@@ -1,4 +1,5 @@
 """The WhisperFlow icon, drawn in code (a caption bubble with two text lines); red dot while captioning."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt

@@ -1,21 +1,31 @@
 """The thread-allocation profile in a person's words: the saved speed setting, and "Find the fastest setting"
 running the profiler with progress, cancel and its result table behind "Show details" (shared by the settings pane
 and the first-run wizard)."""
+
 from __future__ import annotations
 
 import threading
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
-
-from engine.errors import WhisperFlowError
-from engine.runtime.mlx_thread import own_stream
-from engine.stream.profiles import CalibrationRow, Profile, load_profile
-from engine.stream.profiler import calibrate, candidate_allocations
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.workers.model_worker import ModelCache, load_cached
 from app.workers.threads import start_on_thread
+from engine.errors import WhisperFlowError
+from engine.runtime.mlx_thread import own_stream
+from engine.stream.profiler import calibrate, candidate_allocations
+from engine.stream.profiles import CalibrationRow, Profile, load_profile
 
 
 class CalibrationWorker(QObject):
@@ -60,8 +70,7 @@ class CalibrationWorker(QObject):
         self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
 
-COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power",
-           "Chosen")
+COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power", "Chosen")
 
 
 def describe(allocation) -> str:
@@ -81,8 +90,15 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
 
     watts = "—" if row.watts is None else f"{row.watts:.1f} W"  # where it comes from: the cell's tooltip
     chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
-    return [describe(row.allocation), seconds(row.mean_latency_s), seconds(row.p90_latency_s), f"{100 * row.wer:.1f} %",
-            f"{row.cpu_s_per_audio_s:.2f}", watts, chosen]
+    return [
+        describe(row.allocation),
+        seconds(row.mean_latency_s),
+        seconds(row.p90_latency_s),
+        f"{100 * row.wer:.1f} %",
+        f"{row.cpu_s_per_audio_s:.2f}",
+        watts,
+        chosen,
+    ]
 
 
 class CalibrationPanel(QWidget):
@@ -150,14 +166,18 @@ class CalibrationPanel(QWidget):
         profile = load_profile(model)
         if profile is None:
             count = len(candidate_allocations())
-            self.summary.setText(f"WhisperFlow has not yet measured which speed setting suits {model} on this "
-                                 f"computer, so it uses a safe one. Measuring plays a short bundled recording "
-                                 f"{count} times, once per setting, and keeps the fastest (a few minutes).")
+            self.summary.setText(
+                f"WhisperFlow has not yet measured which speed setting suits {model} on this "
+                f"computer, so it uses a safe one. Measuring plays a short bundled recording "
+                f"{count} times, once per setting, and keeps the fastest (a few minutes)."
+            )
             self.table.setVisible(False)
             self.details_button.setVisible(False)
             return
-        self.summary.setText(f"Speed setting found for this computer: <b>{describe(profile.allocation)}</b> "
-                             f"(measured {profile.created[:16].replace('T', ' ')}).")
+        self.summary.setText(
+            f"Speed setting found for this computer: <b>{describe(profile.allocation)}</b> "
+            f"(measured {profile.created[:16].replace('T', ' ')})."
+        )
         self.show_profile(profile)
 
     def running(self) -> bool:

@@ -1,8 +1,9 @@
 """Wrap caption words into lines, remembering which words are confirmed and which the model was unsure of."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)

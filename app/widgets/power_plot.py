@@ -1,4 +1,5 @@
 """Live power draw and CPU load: a sampler on its own thread feeding a small pyqtgraph plot."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -123,4 +124,3 @@ class PowerPlot(QWidget):
 
     def hideEvent(self, event) -> None:
         self.stop()
-

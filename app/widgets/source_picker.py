@@ -1,4 +1,5 @@
 """Where the sound comes from: every input device, the computer's own audio, or an audio file."""
+
 from __future__ import annotations
 
 import sys
@@ -44,9 +45,30 @@ class SourceChoice:
 
 # ALSA's plugin devices (routes to the sound server, mixers, resamplers): PortAudio lists them beside the real cards,
 # but a person recognises the devices, not these names.
-ALSA_PLUGIN_DEVICES = {"default", "pulse", "pipewire", "sysdefault", "dmix", "dsnoop", "jack", "oss", "null", "samplerate",
-                       "speexrate", "lavrate", "upmix", "vdownmix", "front", "surround40", "surround51", "surround71",
-                       "iec958", "spdif", "hdmi", "usbstream"}
+ALSA_PLUGIN_DEVICES = {
+    "default",
+    "pulse",
+    "pipewire",
+    "sysdefault",
+    "dmix",
+    "dsnoop",
+    "jack",
+    "oss",
+    "null",
+    "samplerate",
+    "speexrate",
+    "lavrate",
+    "upmix",
+    "vdownmix",
+    "front",
+    "surround40",
+    "surround51",
+    "surround71",
+    "iec958",
+    "spdif",
+    "hdmi",
+    "usbstream",
+}
 
 
 def _choice(device: InputDevice) -> SourceChoice:
@@ -135,8 +157,14 @@ class SourcePicker(QWidget):
             notes.append(system_audio_availability().message)
         self.note.setVisible(bool(notes))
         self.note.setText("\n".join(notes))
-        index = next((i for i in range(self.combo.count())
-                      if self.combo.itemData(i) is not None and self.combo.itemData(i).key == keep), 0)
+        index = next(
+            (
+                i
+                for i in range(self.combo.count())
+                if self.combo.itemData(i) is not None and self.combo.itemData(i).key == keep
+            ),
+            0,
+        )
         self.combo.setCurrentIndex(index)
         self._last_index = index
         self.combo.blockSignals(False)

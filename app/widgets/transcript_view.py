@@ -1,5 +1,6 @@
 """The scrolling, searchable transcript: one line per sentence (or up to a pause), each with its start time;
 the words the model was unsure of are underlined dotted."""
+
 from __future__ import annotations
 
 import html
@@ -7,8 +8,18 @@ import re
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import (QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
-                               QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.session.transcript import LINE_LIMITS, Cue, group_cues, join_words
 from engine.session.words import Word
@@ -29,14 +40,15 @@ def highlighted_html(text: str, query: str) -> str:
     if not query:
         return html.escape(text)
     parts = re.split(f"({re.escape(query)})", text, flags=re.IGNORECASE)
-    return "".join(f'<span style="{HIGHLIGHT}">{html.escape(p)}</span>' if i % 2 else html.escape(p)
-                   for i, p in enumerate(parts))
+    return "".join(
+        f'<span style="{HIGHLIGHT}">{html.escape(p)}</span>' if i % 2 else html.escape(p) for i, p in enumerate(parts)
+    )
 
 
 class HighlightDelegate(QStyledItemDelegate):
     """Draws a transcript line with the search matches highlighted (wrapping like the plain item)."""
 
-    def __init__(self, view: "TranscriptView"):
+    def __init__(self, view: TranscriptView):
         super().__init__(view)
         self.view = view
 

@@ -1,4 +1,5 @@
 """Help ▸ About: the version, the model in use, and the licences of what the app bundles."""
+
 from __future__ import annotations
 
 import platform
@@ -29,13 +30,15 @@ def app_version() -> str:
 
 def about_html(model: str) -> str:
     rows = "".join(f"<tr><td>{what}</td><td>{who}</td><td>{licence}</td></tr>" for what, who, licence in BUNDLED)
-    return (f"<h2>WhisperFlow {app_version()}</h2>"
-            "<p>On-device live captions. Speech is recognised on this computer; nothing is sent anywhere.</p>"
-            f"<p>Model in use: <b>{model}</b><br>Running on {platform.system()} {platform.machine()}, "
-            f"Python {platform.python_version()}</p>"
-            "<p><b>Bundled speech, models and libraries</b></p>"
-            f"<table cellspacing='0' cellpadding='3'><tr><th align='left'>What</th><th align='left'>From</th>"
-            f"<th align='left'>Licence</th></tr>{rows}</table>")
+    return (
+        f"<h2>WhisperFlow {app_version()}</h2>"
+        "<p>On-device live captions. Speech is recognised on this computer; nothing is sent anywhere.</p>"
+        f"<p>Model in use: <b>{model}</b><br>Running on {platform.system()} {platform.machine()}, "
+        f"Python {platform.python_version()}</p>"
+        "<p><b>Bundled speech, models and libraries</b></p>"
+        f"<table cellspacing='0' cellpadding='3'><tr><th align='left'>What</th><th align='left'>From</th>"
+        f"<th align='left'>Licence</th></tr>{rows}</table>"
+    )
 
 
 class AboutDialog(QDialog):

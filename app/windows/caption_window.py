@@ -6,6 +6,7 @@ only when it changed, so updates happen in place without flicker. Drag anywhere 
 edge or corner to resize; right-click for appearance. It hides after a configurable silence and
 comes back on speech.
 """
+
 from __future__ import annotations
 
 import time
@@ -14,12 +15,11 @@ from PySide6.QtCore import SIGNAL, QPoint, QPointF, QRect, QSize, Qt, QTimer, Si
 from PySide6.QtGui import QAction, QActionGroup, QColor, QFont, QFontMetricsF, QGuiApplication, QPainter, QPen
 from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
-from engine.session.events import StreamUpdate
-from engine.session.transcript import settle_periods
-
+from app.settings import CaptionStyle
 from app.widgets.all_desktops import show_on_all_desktops
 from app.widgets.caption_layout import CaptionWord, wrap_words
-from app.settings import CaptionStyle
+from engine.session.events import StreamUpdate
+from engine.session.transcript import settle_periods
 
 EDGE = 8  # px from the border where dragging resizes instead of moving
 PADDING = 14
@@ -46,10 +46,14 @@ def _edges_at(rect: QRect, pos: QPoint) -> Qt.Edge:
 
 
 _CURSORS = {
-    Qt.LeftEdge: Qt.SizeHorCursor, Qt.RightEdge: Qt.SizeHorCursor,
-    Qt.TopEdge: Qt.SizeVerCursor, Qt.BottomEdge: Qt.SizeVerCursor,
-    Qt.LeftEdge | Qt.TopEdge: Qt.SizeFDiagCursor, Qt.RightEdge | Qt.BottomEdge: Qt.SizeFDiagCursor,
-    Qt.RightEdge | Qt.TopEdge: Qt.SizeBDiagCursor, Qt.LeftEdge | Qt.BottomEdge: Qt.SizeBDiagCursor,
+    Qt.LeftEdge: Qt.SizeHorCursor,
+    Qt.RightEdge: Qt.SizeHorCursor,
+    Qt.TopEdge: Qt.SizeVerCursor,
+    Qt.BottomEdge: Qt.SizeVerCursor,
+    Qt.LeftEdge | Qt.TopEdge: Qt.SizeFDiagCursor,
+    Qt.RightEdge | Qt.BottomEdge: Qt.SizeFDiagCursor,
+    Qt.RightEdge | Qt.TopEdge: Qt.SizeBDiagCursor,
+    Qt.LeftEdge | Qt.BottomEdge: Qt.SizeBDiagCursor,
 }
 
 
@@ -120,7 +124,7 @@ class CaptionWindow(QWidget):
 
     def visible_lines(self) -> list[list[CaptionWord]]:
         """The lines on screen now, newest last."""
-        return self._lines()[-self.caption_style.lines:]
+        return self._lines()[-self.caption_style.lines :]
 
     def _words(self) -> list[CaptionWord]:
         """The words to draw, periods settled by the words after them, the tail's too (settle_periods)."""
@@ -187,8 +191,9 @@ class CaptionWindow(QWidget):
         width = min(900, int(area.width() * 0.7))
         height = self.preferred_height()
         margin = max(12, area.height() // 40)
-        self.setGeometry(area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin,
-                         width, height)
+        self.setGeometry(
+            area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin, width, height
+        )
 
     def _style_edited(self) -> None:
         self.apply_style()
@@ -227,8 +232,9 @@ class CaptionWindow(QWidget):
         if self.caption_style.show_latency:
             painter.setFont(self._small_font())
             painter.setPen(dim)
-            painter.drawText(self.rect().adjusted(PADDING, 0, -PADDING, -6), Qt.AlignRight | Qt.AlignBottom,
-                             self.latency_text())
+            painter.drawText(
+                self.rect().adjusted(PADDING, 0, -PADDING, -6), Qt.AlignRight | Qt.AlignBottom, self.latency_text()
+            )
         painter.end()
 
     def _underline_dotted(self, painter: QPainter, colour: QColor, x: float, y: float, width: float) -> None:
@@ -322,10 +328,16 @@ class CaptionWindow(QWidget):
         self._choice_menu(menu, "Font size", FONT_SIZES, "font_size", lambda v: f"{v} pt")
         self._choice_menu(menu, "Lines", (1, 2, 3, 4), "lines", str)
         self._choice_menu(menu, "Opacity", OPACITIES, "opacity", lambda v: f"{round(v * 100)} %")
-        self._choice_menu(menu, "Hide after silence", HIDE_AFTER, "hide_after_s",
-                          lambda v: "never" if v == 0 else f"{v:g} s")
-        self._choice_menu(menu, "Underline unsure words", UNSURE_BELOW, "unsure_below",
-                          lambda v: "never" if v == 0 else f"below {round(v * 100)} % confidence")
+        self._choice_menu(
+            menu, "Hide after silence", HIDE_AFTER, "hide_after_s", lambda v: "never" if v == 0 else f"{v:g} s"
+        )
+        self._choice_menu(
+            menu,
+            "Underline unsure words",
+            UNSURE_BELOW,
+            "unsure_below",
+            lambda v: "never" if v == 0 else f"below {round(v * 100)} % confidence",
+        )
         menu.addAction("Text colour…", lambda: self._pick_colour("text_color"))
         menu.addAction("Background colour…", lambda: self._pick_colour("background_color"))
         latency = menu.addAction("Show latency")

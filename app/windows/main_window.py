@@ -1,5 +1,6 @@
 """The main window: source and model pickers, start/stop with a level meter, the live transcript,
 export, past sessions, and the caption window and tray icon it drives."""
+
 from __future__ import annotations
 
 import time
@@ -8,32 +9,46 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QMainWindow, QProgressBar, QPushButton, QSystemTrayIcon, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSystemTrayIcon,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.settings import AppSettings
+from app.widgets.app_icon import app_icon
+from app.widgets.level_meter import LevelMeter
+from app.widgets.source_picker import SourceChoice, SourcePicker
+from app.widgets.transcript_view import TranscriptView, timestamp
+from app.windows.caption_window import CaptionWindow
+from app.windows.recovery_dialog import RecoveryDialog
+from app.windows.sessions_dialog import SessionsDialog
+from app.windows.settings_dialog import SettingsDialog, model_combo
+from app.windows.tray import TrayIcon
+from app.workers.model_worker import ModelCache
+from app.workers.session_controller import SessionController
 from engine.errors import WhisperFlowError
 from engine.session.events import StreamUpdate
 from engine.session.exporters import FORMAT_NAMES, FORMATS, export
 from engine.session.journal import SessionInfo, load_session, mark_recovered, unfinished_sessions
 from engine.session.transcript import SessionMeta, Transcript
 
-from app.widgets.app_icon import app_icon
-from app.windows.caption_window import CaptionWindow
-from app.widgets.level_meter import LevelMeter
-from app.workers.model_worker import ModelCache
-from app.windows.recovery_dialog import RecoveryDialog
-from app.workers.session_controller import SessionController
-from app.windows.sessions_dialog import SessionsDialog
-from app.settings import AppSettings
-from app.windows.settings_dialog import SettingsDialog, model_combo
-from app.widgets.source_picker import SourceChoice, SourcePicker
-from app.widgets.transcript_view import TranscriptView, timestamp
-from app.windows.tray import TrayIcon
-
 EXPORT_FILTERS = {f"{FORMAT_NAMES[f]} (*.{f})": f for f in FORMATS}
-STAGES = {"converting": "Converting", "writing": "Writing", "downloading": "Downloading", "loading": "Loading",
-          "ready": "Ready"}
+STAGES = {
+    "converting": "Converting",
+    "writing": "Writing",
+    "downloading": "Downloading",
+    "loading": "Loading",
+    "ready": "Ready",
+}
 
 
 def export_stem(meta: SessionMeta | None) -> str:
@@ -136,16 +151,17 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.export_action = self._action(file_menu, "&Export transcript…", self.export_dialog, QKeySequence("Ctrl+E"))
-        self.export_selection_action = self._action(file_menu, "Export &selection…",
-                                                    lambda: self.export_dialog(selection=True),
-                                                    QKeySequence("Ctrl+Shift+E"))
+        self.export_selection_action = self._action(
+            file_menu, "Export &selection…", lambda: self.export_dialog(selection=True), QKeySequence("Ctrl+Shift+E")
+        )
         self._action(file_menu, "&Past sessions…", self.open_sessions, QKeySequence("Ctrl+H"))
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.quit, QKeySequence.Quit)
         captions_menu = bar.addMenu("&Captions")
         self.start_action = self._action(captions_menu, "&Start", self.toggle_session, QKeySequence("Ctrl+Return"))
-        self.show_captions_action = self._action(captions_menu, "Show &caption window", None,
-                                                 QKeySequence("Ctrl+Shift+C"))
+        self.show_captions_action = self._action(
+            captions_menu, "Show &caption window", None, QKeySequence("Ctrl+Shift+C")
+        )
         self.show_captions_action.setCheckable(True)
         self.show_captions_action.setChecked(True)
         self.show_captions_action.toggled.connect(self.set_captions_shown)
@@ -299,8 +315,9 @@ class MainWindow(QMainWindow):
         self.switch_button.setVisible(False)
         self.banner_text.setText(message)
         # the red is the banner's and its text's; the Switch device… button keeps the platform's button look
-        self.banner.setStyleSheet("#banner { background: #5a1d1d; border-radius: 4px; } QLabel, QToolButton "
-                                  "{ color: #ffdcd7; }")
+        self.banner.setStyleSheet(
+            "#banner { background: #5a1d1d; border-radius: 4px; } QLabel, QToolButton { color: #ffdcd7; }"
+        )
         self.banner.setVisible(True)
         if not self.isVisible() and self.tray.isVisible():
             self.tray.showMessage("WhisperFlow", message, QSystemTrayIcon.Warning)
@@ -329,8 +346,11 @@ class MainWindow(QMainWindow):
         """Write the transcript (or the selected lines) to path; problems are shown, never raised."""
         transcript = self.current_transcript(selection)
         if not transcript.words:
-            self.show_error("There is nothing to export yet." if not selection else
-                            "Select one or more lines of the transcript to export them.")
+            self.show_error(
+                "There is nothing to export yet."
+                if not selection
+                else "Select one or more lines of the transcript to export them."
+            )
             return None
         try:
             written = export(transcript, path, fmt)
@@ -351,8 +371,12 @@ class MainWindow(QMainWindow):
 
     def export_dialog(self, selection: bool = False) -> QFileDialog:
         """The save dialog (window-modal, not blocking): in the last export's folder, named after the session."""
-        dialog = QFileDialog(self, "Export selection" if selection else "Export transcript",
-                             str(self.suggested_export_path().parent), ";;".join(EXPORT_FILTERS))
+        dialog = QFileDialog(
+            self,
+            "Export selection" if selection else "Export transcript",
+            str(self.suggested_export_path().parent),
+            ";;".join(EXPORT_FILTERS),
+        )
         dialog.setAcceptMode(QFileDialog.AcceptSave)
         dialog.selectFile(self.suggested_export_path().name)
         dialog.fileSelected.connect(lambda path: self._export_chosen(path, dialog.selectedNameFilter(), selection))
@@ -415,8 +439,9 @@ class MainWindow(QMainWindow):
             self.settings_dialog.changed.connect(self._settings_edited)
             self.settings_dialog.finished.connect(self._settings_closed)
         if tab is not None:
-            index = next(i for i in range(self.settings_dialog.tabs.count())
-                         if self.settings_dialog.tabs.tabText(i) == tab)
+            index = next(
+                i for i in range(self.settings_dialog.tabs.count()) if self.settings_dialog.tabs.tabText(i) == tab
+            )
             self.settings_dialog.tabs.setCurrentIndex(index)
         self.settings_dialog.show()
         self.settings_dialog.raise_()

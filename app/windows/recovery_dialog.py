@@ -1,12 +1,12 @@
 """After a crash: offer the sessions whose words were journaled but never closed."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QVBoxLayout, QWidget
 
-from engine.session.journal import SessionInfo
-
 from app.windows.sessions_dialog import started_label
+from engine.session.journal import SessionInfo
 
 
 class RecoveryDialog(QDialog):
@@ -20,14 +20,20 @@ class RecoveryDialog(QDialog):
         self.setWindowTitle("Recover transcripts")
         self.sessions = sessions
         count = len(sessions)
-        self.intro = QLabel(("WhisperFlow stopped unexpectedly during a session. " if count == 1 else
-                        f"WhisperFlow stopped unexpectedly during {count} sessions. ")
-                       + "Every confirmed word was saved as it arrived; recover to read and export them.",
-                       wordWrap=True)
+        self.intro = QLabel(
+            (
+                "WhisperFlow stopped unexpectedly during a session. "
+                if count == 1
+                else f"WhisperFlow stopped unexpectedly during {count} sessions. "
+            )
+            + "Every confirmed word was saved as it arrived; recover to read and export them.",
+            wordWrap=True,
+        )
         self.list = QListWidget()
         for info in sessions:
-            self.list.addItem(f"{started_label(info.started_at)} · {info.source} · {info.word_count} words\n"
-                              f"“{info.preview}…”")
+            self.list.addItem(
+                f"{started_label(info.started_at)} · {info.source} · {info.word_count} words\n“{info.preview}…”"
+            )
         buttons = QDialogButtonBox()
         self.recover_button = buttons.addButton("Recover", QDialogButtonBox.AcceptRole)
         self.later_button = buttons.addButton("Later", QDialogButtonBox.RejectRole)

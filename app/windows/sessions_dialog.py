@@ -1,16 +1,27 @@
 """Past sessions: every journal on disk, to reopen in the transcript, export or delete."""
+
 from __future__ import annotations
 
 from datetime import datetime
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QMessageBox,
-                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
-
-from engine.errors import WhisperFlowError
-from engine.session.journal import SessionInfo, delete_session, list_sessions
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.widgets.transcript_view import timestamp
+from engine.errors import WhisperFlowError
+from engine.session.journal import SessionInfo, delete_session, list_sessions
 
 COLUMNS = ("Started", "Source", "Words", "Length", "Status", "Beginning")
 
@@ -72,8 +83,14 @@ class SessionsDialog(QDialog):
         self.sessions = list_sessions()
         self.table.setRowCount(len(self.sessions))
         for row, info in enumerate(self.sessions):
-            cells = (started_label(info.started_at), info.source, str(info.word_count), timestamp(info.duration_s),
-                     status_label(info), info.preview)
+            cells = (
+                started_label(info.started_at),
+                info.source,
+                str(info.word_count),
+                timestamp(info.duration_s),
+                status_label(info),
+                info.preview,
+            )
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column in (2, 3):
@@ -107,9 +124,11 @@ class SessionsDialog(QDialog):
         info = self.selected()
         if info is None:
             return
-        answer = QMessageBox.question(self, "Delete session",
-                                      f"Delete the session from {started_label(info.started_at)} "
-                                      f"({info.word_count} words) for good?")
+        answer = QMessageBox.question(
+            self,
+            "Delete session",
+            f"Delete the session from {started_label(info.started_at)} ({info.word_count} words) for good?",
+        )
         if answer != QMessageBox.Yes:
             return
         try:

@@ -2,32 +2,50 @@
 
 Every edit goes straight into the AppSettings object and `changed` fires; the app saves and applies it.
 """
+
 from __future__ import annotations
 
 from mlx_whisper.tokenizer import LANGUAGES
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QColorDialog,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-
+from app.settings import CAPTION_RANGES, AppSettings
 from app.widgets.calibration_panel import CalibrationPanel
 from app.widgets.model_picker import ModelPicker
-from app.workers.model_worker import ModelCache
 from app.widgets.power_plot import PowerPlot
-from app.settings import CAPTION_RANGES, AppSettings
+from app.workers.model_worker import ModelCache
 
 TOGGLES = {
-    "hush": ("Hush word",
-             "Encodes only the audio in the buffer plus a short learned 'hush word' instead of padding every "
-             "round to 30 s, so each round is several times cheaper."),
-    "beam_pruning": ("Beam pruning",
-                     "With beam search, narrows the beam where the previous round already agreed, saving decoder "
-                     "work without changing the result much."),
-    "pipeline": ("CPU/accelerator pipelining",
-                 "Overlaps encoding of the next round with decoding of the current one, using the calibrated "
-                 "thread allocation."),
+    "hush": (
+        "Hush word",
+        "Encodes only the audio in the buffer plus a short learned 'hush word' instead of padding every "
+        "round to 30 s, so each round is several times cheaper.",
+    ),
+    "beam_pruning": (
+        "Beam pruning",
+        "With beam search, narrows the beam where the previous round already agreed, saving decoder "
+        "work without changing the result much.",
+    ),
+    "pipeline": (
+        "CPU/accelerator pipelining",
+        "Overlaps encoding of the next round with decoding of the current one, using the calibrated thread allocation.",
+    ),
 }
 
 
@@ -114,7 +132,8 @@ class SettingsDialog(QDialog):
             self.language_combo.addItem(name.title(), code)
         self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(self.settings.language)))
         self.language_combo.currentIndexChanged.connect(
-            lambda i: self._set("language", self.language_combo.itemData(i)))
+            lambda i: self._set("language", self.language_combo.itemData(i))
+        )
         form.addRow("Language", self.language_combo)
         self.language_note = _hint("")
         form.addRow("", self.language_note)
@@ -123,8 +142,12 @@ class SettingsDialog(QDialog):
         self.low_power_box.setChecked(self.settings.low_power)
         self.low_power_box.toggled.connect(self._low_power_changed)
         form.addRow(self.low_power_box)
-        form.addRow(_hint("For a laptop on battery: fewer, longer rounds, and none over silence. Less CPU; "
-                          "words appear a second or two later."))
+        form.addRow(
+            _hint(
+                "For a laptop on battery: fewer, longer rounds, and none over silence. Less CPU; "
+                "words appear a second or two later."
+            )
+        )
         self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
         form.addRow("Step length", self.step_spin)
@@ -169,8 +192,11 @@ class SettingsDialog(QDialog):
     def _update_language_state(self) -> None:
         english_only = self.settings.model.endswith(".en")
         self.language_combo.setEnabled(not english_only)
-        self.language_note.setText("This model understands English only." if english_only else
-                                   "Choose the spoken language if detection guesses wrong.")
+        self.language_note.setText(
+            "This model understands English only."
+            if english_only
+            else "Choose the spoken language if detection guesses wrong."
+        )
 
     # --- performance ---------------------------------------------------------------------------
     def _performance_tab(self, cache: ModelCache) -> QWidget:
@@ -211,8 +237,9 @@ class SettingsDialog(QDialog):
         self.lines_spin.setValue(style.lines)
         self.lines_spin.valueChanged.connect(lambda v: self._set_caption("lines", v))
         form.addRow("Lines", self.lines_spin)
-        self.hide_spin = QSpinBox(minimum=_low("hide_after_s"), maximum=_high("hide_after_s"), suffix=" s",
-                                  specialValueText="never")
+        self.hide_spin = QSpinBox(
+            minimum=_low("hide_after_s"), maximum=_high("hide_after_s"), suffix=" s", specialValueText="never"
+        )
         self.hide_spin.setValue(round(style.hide_after_s))
         self.hide_spin.valueChanged.connect(lambda v: self._set_caption("hide_after_s", float(v)))
         form.addRow("Hide after silence", self.hide_spin)
@@ -220,23 +247,38 @@ class SettingsDialog(QDialog):
         self.latency_box.setChecked(style.show_latency)
         self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
         form.addRow(self.latency_box)
-        self.unsure_spin = QSpinBox(minimum=_low("unsure_below", 100), maximum=_high("unsure_below", 100), singleStep=5,
-                                    suffix=" %", specialValueText="never")
+        self.unsure_spin = QSpinBox(
+            minimum=_low("unsure_below", 100),
+            maximum=_high("unsure_below", 100),
+            singleStep=5,
+            suffix=" %",
+            specialValueText="never",
+        )
         self.unsure_spin.setValue(round(style.unsure_below * 100))
         self.unsure_spin.valueChanged.connect(lambda v: self._set_caption("unsure_below", v / 100))
         form.addRow("Underline words below", self.unsure_spin)
-        form.addRow("", _hint("A dotted line marks the words the model was unsure of (confidence below this), in "
-                              "the captions and the transcript."))
-        form.addRow(_hint("Right-click the caption window for the same choices; drag it to move, drag its "
-                          "edges to resize."))
+        form.addRow(
+            "",
+            _hint(
+                "A dotted line marks the words the model was unsure of (confidence below this), in "
+                "the captions and the transcript."
+            ),
+        )
+        form.addRow(
+            _hint("Right-click the caption window for the same choices; drag it to move, drag its edges to resize.")
+        )
         return page
 
     def sync_captions(self) -> None:
         """Show caption settings changed elsewhere (the caption window's menu)."""
         style = self.settings.caption
-        for widget, value in ((self.font_spin, style.font_size), (self.opacity_spin, round(style.opacity * 100)),
-                              (self.lines_spin, style.lines), (self.hide_spin, round(style.hide_after_s)),
-                              (self.unsure_spin, round(style.unsure_below * 100))):
+        for widget, value in (
+            (self.font_spin, style.font_size),
+            (self.opacity_spin, round(style.opacity * 100)),
+            (self.lines_spin, style.lines),
+            (self.hide_spin, round(style.hide_after_s)),
+            (self.unsure_spin, round(style.unsure_below * 100)),
+        ):
             widget.blockSignals(True)
             widget.setValue(value)
             widget.blockSignals(False)
@@ -250,4 +292,3 @@ class SettingsDialog(QDialog):
         self.calibration.shutdown()
         self.power_plot.stop()
         super().closeEvent(event)
-

@@ -1,4 +1,5 @@
 """The tray (menu-bar) icon: start and stop captions, show the captions or the main window, quit."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -38,8 +39,13 @@ class TrayIcon(QSystemTrayIcon):
         self.setIcon(app_icon(live))
         self.start_action.setText("Stop captions" if live or state == "preparing" else "Start captions")
         self.start_action.setEnabled(state != "stopping")
-        self.setToolTip({"running": "WhisperFlow: captioning", "preparing": "WhisperFlow: preparing the model",
-                         "stopping": "WhisperFlow: stopping"}.get(state, "WhisperFlow"))
+        self.setToolTip(
+            {
+                "running": "WhisperFlow: captioning",
+                "preparing": "WhisperFlow: preparing the model",
+                "stopping": "WhisperFlow: stopping",
+            }.get(state, "WhisperFlow")
+        )
 
     def set_captions_shown(self, shown: bool) -> None:
         self.captions_action.blockSignals(True)

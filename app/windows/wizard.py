@@ -1,22 +1,32 @@
 """The first-run wizard: welcome and privacy, test the source, prepare the model, calibrate, preview the
 captions, done. Every page can be left as it is; the app works the same if the wizard is skipped."""
+
 from __future__ import annotations
 
-from PySide6.QtCore import QThread, Qt
-from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
-                               QVBoxLayout, QWidget, QWizard, QWizardPage)
+from PySide6.QtCore import Qt, QThread
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
 
-from engine.runtime.paths import cache_dir, data_dir
-
-from app.widgets.calibration_panel import CalibrationPanel
-from app.windows.caption_window import CaptionWindow
-from app.widgets.level_meter import LevelMeter
-from app.workers.level_probe import LevelProbe
-from app.workers.model_worker import ModelCache, ModelWorker
 from app.settings import AppSettings
+from app.widgets.calibration_panel import CalibrationPanel
+from app.widgets.level_meter import LevelMeter
 from app.widgets.model_picker import ModelPicker
 from app.widgets.source_picker import SourcePicker
+from app.windows.caption_window import CaptionWindow
+from app.workers.level_probe import LevelProbe
+from app.workers.model_worker import ModelCache, ModelWorker
 from app.workers.threads import start_on_thread
+from engine.runtime.paths import cache_dir, data_dir
 
 PREVIEW_CONFIRMED = "Captions appear here while people speak, in a window that stays above your call.".split()
 PREVIEW_TENTATIVE = "Dimmer words may still change.".split()
@@ -42,7 +52,8 @@ class WelcomePage(QWizardPage):
             "no audio and no text is sent anywhere. Transcripts are saved as you go in<br>"
             f"<code>{data_dir()}</code><br>and models are kept in<br><code>{cache_dir()}</code>.</p>"
             "<p>The next pages set up the sound source, the model and the caption window. "
-            "You can skip any of them and change everything later in Settings.</p>")
+            "You can skip any of them and change everything later in Settings.</p>"
+        )
         layout.addWidget(self.text)
         layout.addStretch(1)
 
@@ -123,8 +134,12 @@ class ModelPage(QWizardPage):
         form.addRow("Model", self.combo)
         form.addRow("", self.progress)
         form.addRow("", self.status)
-        form.addRow(_text("<p><b>tiny.en</b> is fast and understands English. Larger models are more accurate "
-                          "and need more computing power.</p>"))
+        form.addRow(
+            _text(
+                "<p><b>tiny.en</b> is fast and understands English. Larger models are more accurate "
+                "and need more computing power.</p>"
+            )
+        )
         self.combo.name_changed.connect(self._prepare)
         self._busy = False
         self._ready = False
@@ -183,13 +198,19 @@ class CalibrationPage(QWizardPage):
     def __init__(self, settings: AppSettings, cache: ModelCache):
         super().__init__()
         self.setTitle("Find the fastest setting for this computer")
-        self.setSubTitle("WhisperFlow tries each way of sharing the work between the processor's cores on a short "
-                         "bundled recording and keeps the one that shows words soonest.")
+        self.setSubTitle(
+            "WhisperFlow tries each way of sharing the work between the processor's cores on a short "
+            "bundled recording and keeps the one that shows words soonest."
+        )
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel, 1)
-        layout.addWidget(_text("<p>You can skip this: WhisperFlow then uses a safe default, and you can "
-                               "measure later from Settings ▸ Performance.</p>"))
+        layout.addWidget(
+            _text(
+                "<p>You can skip this: WhisperFlow then uses a safe default, and you can "
+                "measure later from Settings ▸ Performance.</p>"
+            )
+        )
         self.panel.start_button.clicked.connect(self.completeChanged.emit)
         self.panel.stopped.connect(self.completeChanged.emit)  # calibrated, cancelled or failed: Next is enabled
 
@@ -223,8 +244,10 @@ class PreviewPage(QWizardPage):
         form.addRow("Background opacity", self.opacity_spin)
         backdrop = QWidget()
         backdrop.setObjectName("backdrop")
-        backdrop.setStyleSheet("#backdrop { background: qlineargradient(x1:0, y1:0, x2:1, y2:1, "
-                               "stop:0 #6e7681, stop:1 #30363d); border-radius: 6px; }")
+        backdrop.setStyleSheet(
+            "#backdrop { background: qlineargradient(x1:0, y1:0, x2:1, y2:1, "
+            "stop:0 #6e7681, stop:1 #30363d); border-radius: 6px; }"
+        )
         inner = QVBoxLayout(backdrop)
         inner.setContentsMargins(24, 24, 24, 24)
         inner.addStretch(1)
@@ -244,12 +267,15 @@ class DonePage(QWizardPage):
         super().__init__()
         self.setTitle("All set")
         layout = QVBoxLayout(self)
-        layout.addWidget(_text(
-            "<p>Press <b>Start</b> (Ctrl+Return) in the main window, or use the tray icon, to start captions.</p>"
-            "<p>The transcript fills in as people speak. Search it with Ctrl+F, export it with Ctrl+E, and find "
-            "earlier sessions under File ▸ Past sessions. If WhisperFlow ever stops unexpectedly, the next start "
-            "offers to recover everything that was captioned.</p>"
-            "<p>You can run this setup again from Tools ▸ Setup wizard.</p>"))
+        layout.addWidget(
+            _text(
+                "<p>Press <b>Start</b> (Ctrl+Return) in the main window, or use the tray icon, to start captions.</p>"
+                "<p>The transcript fills in as people speak. Search it with Ctrl+F, export it with Ctrl+E, and find "
+                "earlier sessions under File ▸ Past sessions. If WhisperFlow ever stops unexpectedly, the next start "
+                "offers to recover everything that was captioned.</p>"
+                "<p>You can run this setup again from Tools ▸ Setup wizard.</p>"
+            )
+        )
         layout.addStretch(1)
 
 

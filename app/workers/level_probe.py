@@ -1,14 +1,14 @@
 """Test an audio source: open it on a thread and report its level until stopped (the wizard's meter)."""
+
 from __future__ import annotations
 
 import threading
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from engine.errors import WhisperFlowError
-
-from app.workers.metered_source import MeteredSource
 from app.widgets.source_picker import SourceChoice
+from app.workers.metered_source import MeteredSource
+from engine.errors import WhisperFlowError
 
 MAX_SECONDS = 60.0
 FILE_BLOCK = 1600  # 0.1 s

@@ -1,7 +1,8 @@
 """An audio source wrapper that reports the level of everything read, for a live level meter."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

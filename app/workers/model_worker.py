@@ -3,9 +3,10 @@
 The app loads models one way: `load_cached`, which runs the engine's `load_model` (prepare, then load and
 evaluate every array on the loading thread) under the worker thread's own MLX stream.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 

@@ -2,23 +2,23 @@
 
 The GUI talks to this object only through its methods and signals; all slow work happens on threads.
 """
+
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from engine.errors import WhisperFlowError
-from engine.session.journal import SessionJournal
-from engine.audio.sources import AudioSource
-from engine.session.transcript import SessionMeta
-from engine.model.whisper_model import LoadedModel
-
-from app.workers.model_worker import ModelCache, ModelWorker
 from app.settings import AppSettings
+from app.workers.model_worker import ModelCache, ModelWorker
 from app.workers.stream_worker import StreamWorker
 from app.workers.threads import start_on_thread
+from engine.audio.sources import AudioSource
+from engine.errors import WhisperFlowError
+from engine.model.whisper_model import LoadedModel
+from engine.session.journal import SessionJournal
+from engine.session.transcript import SessionMeta
 
 
 class SessionController(QObject):
@@ -88,8 +88,7 @@ class SessionController(QObject):
             return
         self._run(loaded, source_name, open_source, pace)
 
-    def _run(self, loaded: LoadedModel, source_name: str, open_source: Callable[[], AudioSource],
-             pace: str) -> None:
+    def _run(self, loaded: LoadedModel, source_name: str, open_source: Callable[[], AudioSource], pace: str) -> None:
         try:
             journal = SessionJournal.start(None, source_name, loaded.name)
         except WhisperFlowError as exc:

@@ -4,23 +4,24 @@ Confirmed words are appended to the session journal before the GUI hears of them
 person has seen is already on disk. A failing source (an unplugged device) ends the session with a
 message; what was confirmed before it stays in the journal and the transcript.
 """
+
 from __future__ import annotations
 
 import errno
 import threading
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from engine.errors import DeviceError, DiskFullError, WhisperFlowError
-from engine.session.events import StreamUpdate, WordEvent
+from app.workers.metered_source import MeteredSource
 from engine.audio.sources import AudioSource
+from engine.errors import DeviceError, DiskFullError, WhisperFlowError
+from engine.model.whisper_model import LoadedModel
+from engine.runtime.mlx_thread import own_stream
+from engine.session.events import StreamUpdate, WordEvent
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
-from engine.model.whisper_model import LoadedModel
-
-from app.workers.metered_source import MeteredSource
-from engine.runtime.mlx_thread import own_stream
 
 
 class WordSink(Protocol):
@@ -42,8 +43,14 @@ class StreamWorker(QObject):
     device_lost = Signal(str)  # the source stopped working (unplugged); what was confirmed is kept
     finished = Signal(object)  # DoneEvent, or None when the session could not run to the end
 
-    def __init__(self, loaded: LoadedModel, config: StreamConfig, open_source: Callable[[], AudioSource],
-                 journal: WordSink | None = None, pace: str = "realtime"):
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        config: StreamConfig,
+        open_source: Callable[[], AudioSource],
+        journal: WordSink | None = None,
+        pace: str = "realtime",
+    ):
         super().__init__()
         self.loaded = loaded
         self.config = config
@@ -73,8 +80,15 @@ class StreamWorker(QObject):
                     self.notice.emit(text)
                 try:
                     source = MeteredSource(self.open_source(), self.level.emit)
-                    done = run_stream(processor, source, pace=self.pace, on_update=self._deliver,
-                                      on_started=self.listening.emit, stop=self.stop_event, notices=notices)
+                    done = run_stream(
+                        processor,
+                        source,
+                        pace=self.pace,
+                        on_update=self._deliver,
+                        on_started=self.listening.emit,
+                        stop=self.stop_event,
+                        notices=notices,
+                    )
                 finally:
                     processor.close()  # the pipelined processor's executor threads
         except DeviceError as exc:
@@ -85,8 +99,9 @@ class StreamWorker(QObject):
             reason = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
             self.failed.emit(f"Captioning stopped: {reason}. Everything confirmed before this is kept.")
         except Exception as exc:  # a bug must not take the transcript or the app down with it
-            self.failed.emit(f"Captioning stopped by an unexpected error ({exc!r}). "
-                             "Everything confirmed before this is kept.")
+            self.failed.emit(
+                f"Captioning stopped by an unexpected error ({exc!r}). Everything confirmed before this is kept."
+            )
         finally:
             self._close_journal()
             self.finished.emit(done)

@@ -1,6 +1,7 @@
 """Run a worker object on its own QThread (Buzz style): the worker's `run` slot starts with the thread
 and the thread quits once the worker emits `finished`. The worker is kept alive here until its thread
 has ended; the thread object stays with its parent, so callers can always `wait()` on it."""
+
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QThread

@@ -3,6 +3,7 @@
 A system source is opened through PortAudio's ALSA ``pulse`` device with PULSE_SOURCE naming the source
 while the stream is opened (libpulse reads it when the plugin connects). Its id is ``"pulse:<source name>"``.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,10 @@ def portaudio() -> ModuleType:
     try:
         import sounddevice
     except (OSError, ImportError) as exc:
-        raise DeviceError(f"Audio inputs need the PortAudio library, which could not be loaded ({exc}). On Debian or "
-                          "Ubuntu: sudo apt-get install libportaudio2; then restart WhisperFlow.") from exc
+        raise DeviceError(
+            f"Audio inputs need the PortAudio library, which could not be loaded ({exc}). On Debian or "
+            "Ubuntu: sudo apt-get install libportaudio2; then restart WhisperFlow."
+        ) from exc
     return sounddevice
 
 
@@ -80,9 +83,16 @@ def list_input_devices() -> list[InputDevice]:
     devices = []
     for info in sd.query_devices():
         if info["max_input_channels"] > 0:
-            devices.append(InputDevice(id=info["index"], name=info["name"], channels=info["max_input_channels"],
-                                       default_samplerate=float(info["default_samplerate"]),
-                                       is_default=info["index"] == default_index, kind="microphone"))
+            devices.append(
+                InputDevice(
+                    id=info["index"],
+                    name=info["name"],
+                    channels=info["max_input_channels"],
+                    default_samplerate=float(info["default_samplerate"]),
+                    is_default=info["index"] == default_index,
+                    kind="microphone",
+                )
+            )
     return devices
 
 
@@ -91,8 +101,13 @@ def _pactl(*args: str) -> str | None:
     if shutil.which("pactl") is None:
         return None
     try:
-        done = subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=_PACTL_TIMEOUT_S,
-                              env={**os.environ, "LC_ALL": "C"})
+        done = subprocess.run(
+            ["pactl", *args],
+            capture_output=True,
+            text=True,
+            timeout=_PACTL_TIMEOUT_S,
+            env={**os.environ, "LC_ALL": "C"},
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -115,10 +130,16 @@ def parse_pactl_json_sources(text: str, default_source: str) -> list[InputDevice
     for src in json.loads(text):
         channels, rate = _parse_spec(src.get("sample_specification", ""))
         is_monitor = bool(src.get("monitor_source")) or src.get("properties", {}).get("device.class") == "monitor"
-        devices.append(InputDevice(id=PULSE_PREFIX + src["name"], name=src.get("description") or src["name"],
-                                   channels=channels, default_samplerate=rate,
-                                   is_default=src["name"] == default_source,
-                                   kind="system" if is_monitor else "microphone"))
+        devices.append(
+            InputDevice(
+                id=PULSE_PREFIX + src["name"],
+                name=src.get("description") or src["name"],
+                channels=channels,
+                default_samplerate=rate,
+                is_default=src["name"] == default_source,
+                kind="system" if is_monitor else "microphone",
+            )
+        )
     return devices
 
 
@@ -131,9 +152,16 @@ def parse_pactl_short_sources(text: str, default_source: str) -> list[InputDevic
             continue
         name = fields[1]
         channels, rate = _parse_spec(fields[3])
-        devices.append(InputDevice(id=PULSE_PREFIX + name, name=name, channels=channels, default_samplerate=rate,
-                                   is_default=name == default_source,
-                                   kind="system" if name.endswith(".monitor") else "microphone"))
+        devices.append(
+            InputDevice(
+                id=PULSE_PREFIX + name,
+                name=name,
+                channels=channels,
+                default_samplerate=rate,
+                is_default=name == default_source,
+                kind="system" if name.endswith(".monitor") else "microphone",
+            )
+        )
     return devices
 
 
@@ -174,16 +202,24 @@ def _resolve_pulse(source_name: str) -> OpenSpec:
     sources = pulse_sources()
     match = next((d for d in sources if d.id == PULSE_PREFIX + source_name), None)
     if match is None:
-        raise DeviceError(f"Audio input '{PULSE_PREFIX}{source_name}' not found; "
-                          f"{_describe(list_input_devices() + sources)}.")
+        raise DeviceError(
+            f"Audio input '{PULSE_PREFIX}{source_name}' not found; {_describe(list_input_devices() + sources)}."
+        )
     index = _pulse_portaudio_index()
     if index is None:
-        raise DeviceError(f"Cannot open '{match.name}': PortAudio has no ALSA 'pulse' device "
-                          "(install libasound2-plugins, or restart WhisperFlow after the sound server started).")
+        raise DeviceError(
+            f"Cannot open '{match.name}': PortAudio has no ALSA 'pulse' device "
+            "(install libasound2-plugins, or restart WhisperFlow after the sound server started)."
+        )
     info = portaudio().query_devices(index)
-    opened = InputDevice(id=match.id, name=match.name, channels=min(match.channels, info["max_input_channels"]),
-                         default_samplerate=float(info["default_samplerate"]), is_default=match.is_default,
-                         kind=match.kind)
+    opened = InputDevice(
+        id=match.id,
+        name=match.name,
+        channels=min(match.channels, info["max_input_channels"]),
+        default_samplerate=float(info["default_samplerate"]),
+        is_default=match.is_default,
+        kind=match.kind,
+    )
     return OpenSpec(opened, index, source_name)
 
 
@@ -193,7 +229,7 @@ def resolve_input(device: InputDevice | int | str | None) -> OpenSpec:
     if isinstance(device, InputDevice):
         device = device.id
     if isinstance(device, str) and device.startswith(PULSE_PREFIX):
-        return _resolve_pulse(device[len(PULSE_PREFIX):])
+        return _resolve_pulse(device[len(PULSE_PREFIX) :])
     if isinstance(device, str) and device.strip().isdigit():
         device = int(device)
     mics = list_input_devices()

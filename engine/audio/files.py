@@ -1,4 +1,5 @@
 """Audio files to float32 mono 16 kHz: decode (soundfile), downmix, resample (soxr)."""
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,11 @@ def _decode(path: Path) -> np.ndarray:
     """Blockwise decode, downmix and resample, so long files never sit in memory at their native rate."""
     parts: list[np.ndarray] = []
     with sf.SoundFile(path) as f:
-        stream = None if f.samplerate == SAMPLE_RATE else soxr.ResampleStream(
-            f.samplerate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        stream = (
+            None
+            if f.samplerate == SAMPLE_RATE
+            else soxr.ResampleStream(f.samplerate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        )
         for block in f.blocks(blocksize=_BLOCK_FRAMES, dtype="float32", always_2d=True):
             mono = block.mean(axis=1, dtype=np.float32) if block.shape[1] > 1 else block[:, 0]
             parts.append(mono if stream is None else stream.resample_chunk(mono))
@@ -50,13 +54,17 @@ def decode_error(path: Path, e: Exception) -> AudioError:
     if isinstance(e, AudioError):
         return e
     if isinstance(e, MemoryError):
-        return AudioError(f"Cannot decode {path.name}: its header announces more audio than fits in memory "
-                          "(the file is damaged).")
+        return AudioError(
+            f"Cannot decode {path.name}: its header announces more audio than fits in memory (the file is damaged)."
+        )
     if path.suffix.lower() in SUPPORTED_SUFFIXES:
-        return AudioError(f"Cannot decode {path.name}: the file is damaged or not really "
-                          f"{path.suffix[1:].upper()} ({e}).")
-    return AudioError(f"Unsupported audio format: {path.name}. WhisperFlow reads WAV, FLAC, OGG (Vorbis, Opus) "
-                      f"and MP3; convert it first, e.g. `ffmpeg -i '{path.name}' out.wav`.")
+        return AudioError(
+            f"Cannot decode {path.name}: the file is damaged or not really {path.suffix[1:].upper()} ({e})."
+        )
+    return AudioError(
+        f"Unsupported audio format: {path.name}. WhisperFlow reads WAV, FLAC, OGG (Vorbis, Opus) "
+        f"and MP3; convert it first, e.g. `ffmpeg -i '{path.name}' out.wav`."
+    )
 
 
 def load_audio(path: str | os.PathLike) -> np.ndarray:
@@ -68,8 +76,11 @@ def load_audio(path: str | os.PathLike) -> np.ndarray:
     except Exception as e:  # libsndfile and soxr fail in many ways on damaged files; all mean the same here
         raise decode_error(path, e) from e
     if audio.size == 0 or not np.all(np.isfinite(audio)):
-        raise AudioError(f"{path.name} contains no audio." if audio.size == 0 else
-                         f"Cannot decode {path.name}: it holds invalid samples (the file is damaged).")
+        raise AudioError(
+            f"{path.name} contains no audio."
+            if audio.size == 0
+            else f"Cannot decode {path.name}: it holds invalid samples (the file is damaged)."
+        )
     return audio
 
 
@@ -87,16 +98,18 @@ def file_warnings(path: str | os.PathLike) -> list[str]:
     endian = "<" if head[:4] == b"RIFF" else ">"
     pos, byte_rate = 12, 0
     while pos + 8 <= len(head):
-        chunk, length = head[pos:pos + 4], struct.unpack(endian + "I", head[pos + 4:pos + 8])[0]
+        chunk, length = head[pos : pos + 4], struct.unpack(endian + "I", head[pos + 4 : pos + 8])[0]
         if chunk == b"fmt " and pos + 16 <= len(head):
-            byte_rate = struct.unpack(endian + "I", head[pos + 16:pos + 20])[0] if pos + 20 <= len(head) else 0
+            byte_rate = struct.unpack(endian + "I", head[pos + 16 : pos + 20])[0] if pos + 20 <= len(head) else 0
         if chunk == b"data":
             have = size - (pos + 8)
             if length != 0xFFFFFFFF and have < length:
                 said = f"{length / byte_rate:.2f} s" if byte_rate else f"{length} bytes"
                 held = f"{have / byte_rate:.2f} s" if byte_rate else f"{have} bytes"
-                return [f"{path.name} is shorter than its header says ({held} of {said}): it was probably cut off; "
-                        "transcribing what is there"]
+                return [
+                    f"{path.name} is shorter than its header says ({held} of {said}): it was probably cut off; "
+                    "transcribing what is there"
+                ]
             return []
         pos += 8 + length + (length & 1)
     return []

@@ -6,6 +6,7 @@ the bytes and queues them; read() turns them into float32 mono 16 kHz with `sck_
 on recorded buffers on any OS) and a streaming soxr resampler. pyobjc is imported only when a capture starts,
 so this module imports everywhere.
 """
+
 from __future__ import annotations
 
 import threading
@@ -16,9 +17,9 @@ import numpy as np
 import soxr
 
 from engine.audio.files import SAMPLE_RATE
+from engine.audio.sources import QueuedSource
 from engine.audio.system_audio import macos_availability, macos_version, pyobjc_available
 from engine.errors import DeviceError
-from engine.audio.sources import QueuedSource
 
 SCK_SAMPLE_RATE = 48000
 SCK_CHANNELS = 2
@@ -27,8 +28,10 @@ FLAG_NON_INTERLEAVED = 1 << 5  # kAudioFormatFlagIsNonInterleaved
 MAX_GAP_S = 30.0  # longest silence re-inserted where the capture skipped time
 GAP_TOLERANCE_S = 0.005
 CALL_TIMEOUT_S = 10.0
-PERMISSION_HINT = ("Allow WhisperFlow (or the terminal running it) in System Settings › Privacy & Security › "
-                   "Screen & System Audio Recording, then start again.")
+PERMISSION_HINT = (
+    "Allow WhisperFlow (or the terminal running it) in System Settings › Privacy & Security › "
+    "Screen & System Audio Recording, then start again."
+)
 _EMPTY = np.zeros(0, np.float32)
 
 
@@ -44,8 +47,10 @@ class PcmLayout:
     def from_asbd(cls, sample_rate: float, format_flags: int, channels: int, bits_per_channel: int) -> PcmLayout:
         """From an AudioStreamBasicDescription's fields; DeviceError for anything but 32-bit float PCM."""
         if not format_flags & FLAG_IS_FLOAT or bits_per_channel != 32 or channels < 1 or sample_rate <= 0:
-            raise DeviceError(f"System audio arrived in an unexpected format ({bits_per_channel}-bit, flags "
-                              f"{format_flags:#x}, {channels} channels, {sample_rate:g} Hz); expected 32-bit float.")
+            raise DeviceError(
+                f"System audio arrived in an unexpected format ({bits_per_channel}-bit, flags "
+                f"{format_flags:#x}, {channels} channels, {sample_rate:g} Hz); expected 32-bit float."
+            )
         return cls(float(sample_rate), int(channels), not format_flags & FLAG_NON_INTERLEAVED)
 
 
@@ -64,14 +69,20 @@ def downmix(data: bytes | np.ndarray, layout: PcmLayout, frames: int | None = No
     if frames > per_channel:
         raise ValueError(f"buffer holds {len(samples)} samples, fewer than {frames} frames × {layout.channels}")
     if layout.interleaved:
-        grid = samples[:frames * layout.channels].reshape(frames, layout.channels)
+        grid = samples[: frames * layout.channels].reshape(frames, layout.channels)
         return grid.mean(axis=1, dtype=np.float32)
-    planes = samples[:per_channel * layout.channels].reshape(layout.channels, per_channel)[:, :frames]
+    planes = samples[: per_channel * layout.channels].reshape(layout.channels, per_channel)[:, :frames]
     return planes.mean(axis=0, dtype=np.float32)
 
 
-def sck_buffer_to_16k(data: bytes | np.ndarray, layout: PcmLayout, resampler: soxr.ResampleStream, *,
-                      frames: int | None = None, last: bool = False) -> np.ndarray:
+def sck_buffer_to_16k(
+    data: bytes | np.ndarray,
+    layout: PcmLayout,
+    resampler: soxr.ResampleStream,
+    *,
+    frames: int | None = None,
+    last: bool = False,
+) -> np.ndarray:
     """One SCStream audio buffer → float32 mono 16 kHz, continuing `resampler`'s stream.
 
     Feed every buffer of a capture through the same resampler (made by `make_resampler(layout.sample_rate)`)
@@ -103,8 +114,9 @@ def _call_with_handler(method: Any, *args: Any) -> tuple:
 
     method(*args, handler)
     if not done.wait(CALL_TIMEOUT_S):
-        raise DeviceError(f"macOS did not answer the screen capture request within {CALL_TIMEOUT_S:g} s. "
-                          + PERMISSION_HINT)
+        raise DeviceError(
+            f"macOS did not answer the screen capture request within {CALL_TIMEOUT_S:g} s. " + PERMISSION_HINT
+        )
     return result[0]
 
 
@@ -113,7 +125,8 @@ def _sample_buffer_pcm(sample_buffer: Any) -> tuple[bytes, PcmLayout, int, float
     import CoreMedia
 
     description = CoreMedia.CMAudioFormatDescriptionGetStreamBasicDescription(
-        CoreMedia.CMSampleBufferGetFormatDescription(sample_buffer))
+        CoreMedia.CMSampleBufferGetFormatDescription(sample_buffer)
+    )
     asbd = description if hasattr(description, "mSampleRate") else description[0]
     layout = PcmLayout.from_asbd(asbd.mSampleRate, asbd.mFormatFlags, asbd.mChannelsPerFrame, asbd.mBitsPerChannel)
     block = CoreMedia.CMSampleBufferGetDataBuffer(sample_buffer)
@@ -203,13 +216,15 @@ class ScreenCaptureSource(QueuedSource):
         stream = SCK.SCStream.alloc().initWithFilter_configuration_delegate_(content_filter, config, delegate)
         audio_queue = dispatch_queue_create(b"org.whisperflow.system-audio", None)
         added, error = stream.addStreamOutput_type_sampleHandlerQueue_error_(
-            output, SCK.SCStreamOutputTypeAudio, audio_queue, None)
+            output, SCK.SCStreamOutputTypeAudio, audio_queue, None
+        )
         if not added:
             raise DeviceError(f"Cannot capture system audio: {error.localizedDescription()}.")
         (error,) = _call_with_handler(stream.startCaptureWithCompletionHandler_)
         if error is not None:
-            raise DeviceError(f"Cannot start capturing system audio: {error.localizedDescription()}. "
-                              + PERMISSION_HINT)
+            raise DeviceError(
+                f"Cannot start capturing system audio: {error.localizedDescription()}. " + PERMISSION_HINT
+            )
         self._stream, self._objc_refs = stream, (output, delegate, audio_queue)
         self._started = True
 

@@ -2,6 +2,7 @@
 
 Every source delivers float32 mono 16 kHz through the same `read()` contract.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,8 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from engine.audio.files import _BLOCK_FRAMES, SAMPLE_RATE, check_audio_path, decode_error
 from engine.audio.devices import InputDevice, OpenSpec, portaudio, pulse_source_env, resolve_input
+from engine.audio.files import _BLOCK_FRAMES, SAMPLE_RATE, check_audio_path, decode_error
 from engine.errors import AudioError, DeviceError
 
 if TYPE_CHECKING:
@@ -95,8 +96,11 @@ class FileSource(AudioSource):
             f.close()
             raise AudioError(f"{self.path.name} contains no audio.")
         self._file, self._frames, self._rate = f, f.frames, f.samplerate
-        self._resampler = None if f.samplerate == SAMPLE_RATE else soxr.ResampleStream(
-            f.samplerate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        self._resampler = (
+            None
+            if f.samplerate == SAMPLE_RATE
+            else soxr.ResampleStream(f.samplerate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        )
         self._pending, self._pos, self._eof, self._started = _EMPTY, 0, False, True
 
     def _decode_until(self, n: int) -> None:
@@ -248,7 +252,7 @@ class QueuedSource(AudioSource):
             raise RuntimeError(f"{type(self).__name__}.read() before start()")
         self._pull(0 if len(self._pending) or self._stopping else timeout)
         if self._limit is not None:
-            self._pending = self._pending[:max(0, self._limit - self._delivered)]
+            self._pending = self._pending[: max(0, self._limit - self._delivered)]
         if len(self._pending):
             n = len(self._pending) if max_samples is None else min(max_samples, len(self._pending))
             chunk, self._pending = self._pending[:n], self._pending[n:]
@@ -274,8 +278,13 @@ class MicrophoneSource(QueuedSource):
     that much audio.
     """
 
-    def __init__(self, device: InputDevice | int | str | None = None, block_s: float = 0.05,
-                 stall_s: float = 4.0, max_seconds: float | None = None):
+    def __init__(
+        self,
+        device: InputDevice | int | str | None = None,
+        block_s: float = 0.05,
+        stall_s: float = 4.0,
+        max_seconds: float | None = None,
+    ):
         super().__init__(None if max_seconds is None else int(max_seconds * SAMPLE_RATE))
         self._device_arg = device
         self.block_s = block_s
@@ -301,12 +310,20 @@ class MicrophoneSource(QueuedSource):
         channels = max(1, min(2, spec.device.channels))
         try:
             with pulse_source_env(spec.pulse_source):
-                stream = sd.InputStream(device=spec.portaudio_index, channels=channels, samplerate=rate,
-                                        dtype="float32", blocksize=max(1, int(rate * self.block_s)),
-                                        callback=self._on_block, finished_callback=self._on_finished)
+                stream = sd.InputStream(
+                    device=spec.portaudio_index,
+                    channels=channels,
+                    samplerate=rate,
+                    dtype="float32",
+                    blocksize=max(1, int(rate * self.block_s)),
+                    callback=self._on_block,
+                    finished_callback=self._on_finished,
+                )
         except sd.PortAudioError as e:
-            raise DeviceError(f"Cannot open audio input '{spec.device.name}': {e}. "
-                              "It may be unplugged or used by another application.") from e
+            raise DeviceError(
+                f"Cannot open audio input '{spec.device.name}': {e}. "
+                "It may be unplugged or used by another application."
+            ) from e
         self._last_block_at = time.monotonic()
         try:
             stream.start()
@@ -342,8 +359,10 @@ class MicrophoneSource(QueuedSource):
             self._failure = f"no audio arrived for {limit:g} s"
 
     def _failure_message(self) -> str:
-        return (f"Audio input '{self.name}' stopped working ({self._failure}); it may have been unplugged or "
-                "disabled. Audio captured before that is kept.")
+        return (
+            f"Audio input '{self.name}' stopped working ({self._failure}); it may have been unplugged or "
+            "disabled. Audio captured before that is kept."
+        )
 
     def _abort(self) -> None:
         self._close_stream(wait_s=0.0)
@@ -354,8 +373,7 @@ class MicrophoneSource(QueuedSource):
         stream, self._stream = self._stream, None
         self._stopping = True
         if stream is not None:
-            self._closer = threading.Thread(target=_abort_and_close, args=(stream,), daemon=True,
-                                            name="wf-mic-close")
+            self._closer = threading.Thread(target=_abort_and_close, args=(stream,), daemon=True, name="wf-mic-close")
             self._closer.start()
         if self._closer is not None:
             self._closer.join(wait_s)

@@ -3,6 +3,7 @@
 Linux: PulseAudio/PipeWire monitor sources (engine.audio.devices), opened with MicrophoneSource. macOS 13+:
 ScreenCaptureKit (engine.audio.screencapture). `system_audio_availability()` says which applies, or why neither does.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -15,13 +16,17 @@ from engine.audio.devices import InputDevice, pulse_sources
 
 PYOBJC_MODULES = ("ScreenCaptureKit", "CoreMedia", "libdispatch")
 PYOBJC_PACKAGES = "pyobjc-framework-ScreenCaptureKit pyobjc-framework-libdispatch"
-LOOPBACK_HINT = ("To caption what the Mac plays, install a loopback audio device such as BlackHole "
-                 "(https://existential.audio/blackhole/ or `brew install blackhole-2ch`), combine it with your "
-                 "speakers in a Multi-Output Device in Audio MIDI Setup, make that the sound output, and pick "
-                 "\"BlackHole 2ch\" as the input here.")
-OTHER_OS_HINT = ("Capturing system audio works on macOS 13+ and on Linux with PulseAudio or PipeWire. Here, route "
-                 "the sound through a loopback input (such as \"Stereo Mix\" or VB-Audio Virtual Cable on Windows) "
-                 "and pick it as the input.")
+LOOPBACK_HINT = (
+    "To caption what the Mac plays, install a loopback audio device such as BlackHole "
+    "(https://existential.audio/blackhole/ or `brew install blackhole-2ch`), combine it with your "
+    "speakers in a Multi-Output Device in Audio MIDI Setup, make that the sound output, and pick "
+    '"BlackHole 2ch" as the input here.'
+)
+OTHER_OS_HINT = (
+    "Capturing system audio works on macOS 13+ and on Linux with PulseAudio or PipeWire. Here, route "
+    'the sound through a loopback input (such as "Stereo Mix" or VB-Audio Virtual Cable on Windows) '
+    "and pick it as the input."
+)
 
 
 class Availability(NamedTuple):
@@ -46,13 +51,21 @@ def macos_availability(version: tuple[int, ...], has_pyobjc: bool) -> Availabili
     """Whether ScreenCaptureKit system audio works on this macOS version (with or without pyobjc), and why."""
     shown = ".".join(map(str, version))
     if version < (13,):
-        return Availability(False, f"Capturing system audio needs macOS 13 (Ventura) or later; this Mac runs "
-                                   f"macOS {shown}. {LOOPBACK_HINT}")
+        return Availability(
+            False,
+            f"Capturing system audio needs macOS 13 (Ventura) or later; this Mac runs macOS {shown}. {LOOPBACK_HINT}",
+        )
     if not has_pyobjc:
-        return Availability(False, "Capturing system audio needs the ScreenCaptureKit bindings for Python, which "
-                                   f"are not installed: `pip install {PYOBJC_PACKAGES}`.")
-    return Availability(True, "System audio through ScreenCaptureKit. macOS asks the first time for permission "
-                              "to record (System Settings › Privacy & Security › Screen & System Audio Recording).")
+        return Availability(
+            False,
+            "Capturing system audio needs the ScreenCaptureKit bindings for Python, which "
+            f"are not installed: `pip install {PYOBJC_PACKAGES}`.",
+        )
+    return Availability(
+        True,
+        "System audio through ScreenCaptureKit. macOS asks the first time for permission "
+        "to record (System Settings › Privacy & Security › Screen & System Audio Recording).",
+    )
 
 
 def linux_availability(sources: list[InputDevice], have_pactl: bool) -> Availability:
@@ -60,19 +73,29 @@ def linux_availability(sources: list[InputDevice], have_pactl: bool) -> Availabi
     monitors = [s for s in sources if s.kind == "system"]
     if monitors:
         names = "; ".join(m.name for m in monitors)
-        return Availability(True, f"System audio from the sound server's monitor "
-                                  f"source{'s' * (len(monitors) > 1)}: {names}.")
+        return Availability(
+            True, f"System audio from the sound server's monitor source{'s' * (len(monitors) > 1)}: {names}."
+        )
     if not have_pactl:
-        return Availability(False, "System audio on Linux is recorded from a PulseAudio/PipeWire monitor source, "
-                                   "but `pactl` is not installed to list them: install it (Debian/Ubuntu: "
-                                   "`sudo apt install pulseaudio-utils`).")
+        return Availability(
+            False,
+            "System audio on Linux is recorded from a PulseAudio/PipeWire monitor source, "
+            "but `pactl` is not installed to list them: install it (Debian/Ubuntu: "
+            "`sudo apt install pulseaudio-utils`).",
+        )
     if not sources:
-        return Availability(False, "No PulseAudio or PipeWire sound server answered. System audio on Linux is "
-                                   "recorded from the sound server's monitor source: start PipeWire (with "
-                                   "pipewire-pulse) or PulseAudio.")
-    return Availability(False, "The sound server has no monitor source, so there is no output to listen to: "
-                               "connect or enable speakers or headphones (or add a virtual output: "
-                               "`pactl load-module module-null-sink`).")
+        return Availability(
+            False,
+            "No PulseAudio or PipeWire sound server answered. System audio on Linux is "
+            "recorded from the sound server's monitor source: start PipeWire (with "
+            "pipewire-pulse) or PulseAudio.",
+        )
+    return Availability(
+        False,
+        "The sound server has no monitor source, so there is no output to listen to: "
+        "connect or enable speakers or headphones (or add a virtual output: "
+        "`pactl load-module module-null-sink`).",
+    )
 
 
 def system_audio_availability() -> Availability:

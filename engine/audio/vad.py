@@ -3,6 +3,7 @@
 The stream uses it to skip rounds over silence and to finalize the words of a sentence as soon as its speaker
 pauses (engine.stream.processor).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -42,8 +43,9 @@ class SpeechDetector:
         options.inter_op_num_threads = options.intra_op_num_threads = 1
         options.log_severity_level = 4
         try:
-            self.session = onnxruntime.InferenceSession(str(path or model_path()), options,
-                                                        providers=["CPUExecutionProvider"])
+            self.session = onnxruntime.InferenceSession(
+                str(path or model_path()), options, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:  # onnxruntime raises its own types for a corrupt file
             raise ModelError(f"cannot load the voice-activity model: {exc}") from exc
         self.state = np.zeros((2, 1, 128), np.float32)
@@ -69,7 +71,9 @@ class SpeechDetector:
 
     def _frame(self, frame: np.ndarray) -> None:
         x = np.concatenate([self.context, frame])[None]
-        out, self.state = self.session.run(None, {"input": x, "state": self.state, "sr": np.array(SAMPLE_RATE, np.int64)})
+        out, self.state = self.session.run(
+            None, {"input": x, "state": self.state, "sr": np.array(SAMPLE_RATE, np.int64)}
+        )
         self.context = frame[-CONTEXT:]
         self.frames += 1
         p = float(out[0, 0])

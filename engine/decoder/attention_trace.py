@@ -1,5 +1,6 @@
 """The alignment heads' cross-attention that a decoder session records as it decodes: the guard reads the newest
 step's, and word times come from the winning hypothesis's (engine.decoder.word_timing). Both sessions keep one."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -2,10 +2,9 @@
 verification of re-read text.
 
 All hypotheses live in one decoder session (numpy on the CPU, MLX on the GPU: engine.decoder.session):
-the self-attention cache has one row per hypothesis and is reordered after each step; the audio's cross-attention keys/values are batch 1 and
-shared, so they never need reordering. The prompt is prefilled once at batch 1 and the first step
-fans it out to the full beam, which gives the same candidates as openai-whisper's beam_size
-identical copies.
+the self-attention cache has one row per hypothesis and is reordered after each step; the audio's cross-attention
+keys/values are batch 1 and shared, so they never need reordering. The prompt is prefilled once at batch 1 and the first
+step fans it out to the full beam, which gives the same candidates as openai-whisper's beam_size identical copies.
 
 Ranking: each step extends every live hypothesis by its beam_size + 1 best tokens, keeps the
 beam_size best non-EOT candidates by summed log-probability and collects the EOT ones as finished
@@ -46,6 +45,7 @@ Beam widths: each decoding step records the beam it keeps (1 for a pruned step, 
 The result also carries each sampled token's probability and, from the session's trace, the alignment
 heads' cross-attention of the winning hypothesis, for word times without a second decoder pass.
 """
+
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
@@ -55,9 +55,9 @@ import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
 from engine.decoder.beam_pruning import Pruner, skip_tokens
-from engine.decoder.session import make_session
-from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from engine.decoder.mlx_session import DecoderSession
+from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
+from engine.decoder.session import make_session
 from engine.decoder.token_rules import TokenRules
 
 

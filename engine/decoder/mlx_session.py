@@ -13,6 +13,7 @@ Like the numpy session, it records the alignment heads' cross-attention logits o
 (engine.decoder.attention_trace.AttentionTrace), evaluated with each step's logits: the guard and the word times
 read them, so a GPU round needs no second decoder pass for its word times.
 """
+
 from __future__ import annotations
 
 import mlx.core as mx
@@ -90,8 +91,9 @@ class DecoderSession:
         self.trace.add(offset, np.array(attention, dtype=np.float32))
         return logits
 
-    def _block(self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross
-               ) -> tuple[mx.array, tuple, mx.array]:
+    def _block(
+        self, block: ResidualAttentionBlock, x: mx.array, mask, cache, cross
+    ) -> tuple[mx.array, tuple, mx.array]:
         """One residual block; also returns its cross-attention logits (H, B*n, T)."""
         attn = block.attn
         h = block.attn_ln(x)
@@ -133,4 +135,3 @@ def _causal(n: int, offset: int, dtype: mx.Dtype) -> mx.array:
     rows = mx.arange(n)[:, None] + offset
     cols = mx.arange(offset + n)[None, :]
     return mx.where(cols <= rows, 0.0, -mx.inf).astype(dtype)
-

@@ -12,6 +12,7 @@ reads the vocabulary projection about as fast.
 The session also records the alignment heads' cross-attention logits (model.alignment_heads) of
 every forwarded position, so word times come from the decoding itself (AttentionTrace).
 """
+
 from __future__ import annotations
 
 import os
@@ -91,20 +92,40 @@ class NumpyDecoderWeights:
         for b in dec.blocks:
             a, c = b.attn, b.cross_attn
             zeros = np.zeros(a.query.bias.shape, np.float32)
-            blocks.append(_Block(
-                ln(b.attn_ln), np.concatenate([t(a.query), t(a.key), t(a.value)], axis=1),
-                np.concatenate([_np(a.query.bias), zeros, _np(a.value.bias)]), t(a.out), _np(a.out.bias),
-                ln(b.cross_attn_ln), t(c.query), _np(c.query.bias), t(c.out), _np(c.out.bias),
-                ln(b.mlp_ln), t(b.mlp1), _np(b.mlp1.bias), t(b.mlp2), _np(b.mlp2.bias),
-            ))
+            blocks.append(
+                _Block(
+                    ln(b.attn_ln),
+                    np.concatenate([t(a.query), t(a.key), t(a.value)], axis=1),
+                    np.concatenate([_np(a.query.bias), zeros, _np(a.value.bias)]),
+                    t(a.out),
+                    _np(a.out.bias),
+                    ln(b.cross_attn_ln),
+                    t(c.query),
+                    _np(c.query.bias),
+                    t(c.out),
+                    _np(c.out.bias),
+                    ln(b.mlp_ln),
+                    t(b.mlp1),
+                    _np(b.mlp1.bias),
+                    t(b.mlp2),
+                    _np(b.mlp2.bias),
+                )
+            )
             audio_w += [t(c.key), t(c.value)]
             audio_b += [np.zeros(c.value.bias.shape, np.float32), _np(c.value.bias)]
         vocab = _np(dec.token_embedding.weight).T
         half = vocab.shape[1] // 2
         halves = (np.ascontiguousarray(vocab[:, :half]), np.ascontiguousarray(vocab[:, half:]))
-        return cls(halves, _np(dec.positional_embedding), blocks, ln(dec.ln),
-                   np.concatenate(audio_w, axis=1), np.concatenate(audio_b), model.dims.n_text_head,
-                   np.array(model.alignment_heads.tolist(), dtype=np.int64).reshape(-1, 2))
+        return cls(
+            halves,
+            _np(dec.positional_embedding),
+            blocks,
+            ln(dec.ln),
+            np.concatenate(audio_w, axis=1),
+            np.concatenate(audio_b),
+            model.dims.n_text_head,
+            np.array(model.alignment_heads.tolist(), dtype=np.int64).reshape(-1, 2),
+        )
 
 
 # One worker for the second half of the vocabulary projection. It runs numpy only (never MLX), so it needs no

@@ -2,6 +2,7 @@
 
 The decoder itself is engine.decoder.beam_search (beam 1 is greedy decoding).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

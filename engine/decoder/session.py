@@ -1,4 +1,5 @@
 """Which decoder session a round uses: numpy on the CPU (the default without a GPU), MLX on the GPU."""
+
 from __future__ import annotations
 
 import mlx.core as mx

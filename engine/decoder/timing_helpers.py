@@ -4,6 +4,7 @@ mlx_whisper.timing imports numba (for its DTW) and scipy.signal (for one median 
 engine has its own DTW (engine/decoder/word_timing.py), so these three pieces live here and the app bundle
 carries neither numba, llvmlite nor scipy.signal. Adapted from mlx-whisper (MIT, Apple) / openai-whisper (MIT).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -65,8 +66,10 @@ def merge_punctuations(alignment: list[WordTiming], prepended: str, appended: st
 
 def add_word_timestamps(**_kwargs):
     """Stands in for mlx_whisper.timing's in the app bundle, where mlx_whisper.transcribe is never called."""
-    raise RuntimeError("mlx_whisper's word timestamps are not in this build; the engine times words itself "
-                       "(engine/decoder/word_timing.py)")
+    raise RuntimeError(
+        "mlx_whisper's word timestamps are not in this build; the engine times words itself "
+        "(engine/decoder/word_timing.py)"
+    )
 
 
 # Languages whose words the tokenizer splits without spaces (mlx_whisper.tokenizer.split_to_word_tokens).
@@ -88,8 +91,9 @@ def join_word_pieces(alignment: list[WordTiming], language: str | None) -> None:
             continue
         if previous is not None and not timing.word.startswith(" ") and previous.word.strip():
             count = len(previous.tokens) + len(timing.tokens)
-            previous.probability = (previous.probability * len(previous.tokens)
-                                    + timing.probability * len(timing.tokens)) / max(1, count)
+            previous.probability = (
+                previous.probability * len(previous.tokens) + timing.probability * len(timing.tokens)
+            ) / max(1, count)
             previous.word += timing.word
             previous.tokens = previous.tokens + timing.tokens
             previous.end = timing.end

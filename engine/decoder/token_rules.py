@@ -4,6 +4,7 @@ Suppressed tokens, blank suppression at the first step, and the timestamp rules
 (pairs, monotone, initial timestamp cap), plus a cap at the real audio length so that
 decoding against shorter audio features never emits a timestamp past the audio.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,9 @@ class TokenRules:
         self.max_initial = max_initial_timestamp_index
         self.speech_until_step = speech_until_step
         suppress = set(tokenizer.non_speech_tokens)
-        suppress.update([tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm])
+        suppress.update(
+            [tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.sot_prev, tokenizer.sot_lm]
+        )
         if tokenizer.no_speech is not None:
             suppress.add(tokenizer.no_speech)
         if not with_timestamps:

@@ -4,6 +4,7 @@ Adapted from mlx-whisper's timing.py (MIT, Apple), itself from openai-whisper: t
 against features the round already encoded (no second encoder pass), and the DTW is vectorised
 numpy over anti-diagonals instead of a numba kernel that compiles for seconds on first use.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -11,8 +12,9 @@ import itertools
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import TOKENS_PER_SECOND
-from engine.decoder.timing_helpers import WordTiming, join_word_pieces, median_filter, merge_punctuations
 from mlx_whisper.tokenizer import Tokenizer
+
+from engine.decoder.timing_helpers import WordTiming, join_word_pieces, median_filter, merge_punctuations
 
 PREPEND_PUNCTUATIONS = "\"'“¿([{-"
 APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
@@ -54,8 +56,9 @@ def dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features: mx.array, num_frames: int,
-                   medfilt_width: int = 7) -> list[WordTiming]:
+def find_alignment(
+    model, tokenizer: Tokenizer, text_tokens: list[int], features: mx.array, num_frames: int, medfilt_width: int = 7
+) -> list[WordTiming]:
     """Word timings (seconds from the buffer's start) for text_tokens against encoded features, by a
     second decoder pass over the text."""
     if not text_tokens:
@@ -66,24 +69,45 @@ def find_alignment(model, tokenizer: Tokenizer, text_tokens: list[int], features
     probs = mx.softmax(sampled, axis=-1, precise=True)
     token_probs = np.array(mx.take_along_axis(probs, mx.array(text_tokens)[:, None], axis=1).squeeze(1))
     qk = np.array(mx.stack([cross_qk[layer][0, head] for layer, head in model.alignment_heads.tolist()]))
-    return words_from_attention(tokenizer, text_tokens, qk, token_probs, num_frames, len(tokenizer.sot_sequence),
-                                medfilt_width)
+    return words_from_attention(
+        tokenizer, text_tokens, qk, token_probs, num_frames, len(tokenizer.sot_sequence), medfilt_width
+    )
 
 
-def decoded_alignment(tokenizer: Tokenizer, tokens: list[int], token_probs: list[float], attention: np.ndarray,
-                      num_frames: int, medfilt_width: int = 7) -> list[WordTiming]:
+def decoded_alignment(
+    tokenizer: Tokenizer,
+    tokens: list[int],
+    token_probs: list[float],
+    attention: np.ndarray,
+    num_frames: int,
+    medfilt_width: int = 7,
+) -> list[WordTiming]:
     """Word timings from the decoding's own attention: `attention` (heads, len(tokens) + 1, frames) holds
     the queries that predicted each sampled token and EOT (engine.decoder.beam_search); timestamps are skipped."""
     text = [k for k, t in enumerate(tokens) if t < tokenizer.eot]
     if not text:
         return []
     rows = text + [text[-1] + 1]  # each text token's query, then the one after the last text token
-    return words_from_attention(tokenizer, [tokens[k] for k in text], attention[:, rows],
-                                np.array([token_probs[k] for k in text]), num_frames, 0, medfilt_width)
+    return words_from_attention(
+        tokenizer,
+        [tokens[k] for k in text],
+        attention[:, rows],
+        np.array([token_probs[k] for k in text]),
+        num_frames,
+        0,
+        medfilt_width,
+    )
 
 
-def words_from_attention(tokenizer: Tokenizer, text_tokens: list[int], qk: np.ndarray, token_probs: np.ndarray,
-                         num_frames: int, first: int, medfilt_width: int = 7) -> list[WordTiming]:
+def words_from_attention(
+    tokenizer: Tokenizer,
+    text_tokens: list[int],
+    qk: np.ndarray,
+    token_probs: np.ndarray,
+    num_frames: int,
+    first: int,
+    medfilt_width: int = 7,
+) -> list[WordTiming]:
     """DTW over cross-attention logits qk (heads, rows, frames), whose rows first … first + n hold the
     queries that predict the n text tokens and EOT; words and their mean token probabilities."""
     logits = np.asarray(qk[:, :, : num_frames // 2], dtype=np.float32)
@@ -104,8 +128,14 @@ def words_from_attention(tokenizer: Tokenizer, text_tokens: list[int], qk: np.nd
     return [WordTiming(*fields) for fields in zip(words, word_tokens, starts, ends, probabilities)]
 
 
-def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, features: mx.array, num_frames: int,
-                        alignment: list[WordTiming] | None = None) -> None:
+def add_word_timestamps(
+    segments: list[dict],
+    model,
+    tokenizer: Tokenizer,
+    features: mx.array,
+    num_frames: int,
+    alignment: list[WordTiming] | None = None,
+) -> None:
     """Fill each segment dict's "words" (and refine its start/end), as openai-whisper's transcribe does;
     from `alignment` when the decoding gave one, else by a second decoder pass."""
     per_segment = [[t for t in s["tokens"] if t < tokenizer.eot] for s in segments]
@@ -131,8 +161,14 @@ def add_word_timestamps(segments: list[dict], model, tokenizer: Tokenizer, featu
         while index < len(alignment) and saved < len(tokens):
             timing = alignment[index]
             if timing.word:
-                words.append(dict(word=timing.word, start=round(float(timing.start), 2), end=round(float(timing.end), 2),
-                                  probability=float(timing.probability)))
+                words.append(
+                    dict(
+                        word=timing.word,
+                        start=round(float(timing.start), 2),
+                        end=round(float(timing.end), 2),
+                        probability=float(timing.probability),
+                    )
+                )
             saved += len(timing.tokens)
             index += 1
         if words:

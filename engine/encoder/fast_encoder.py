@@ -20,6 +20,7 @@ Measured here and rejected: ``mx.fast.scaled_dot_product_attention`` and ``mx.co
 by 5e-4 / 2e-2 from exact GELU), a numba erf (no faster than scipy's), small attention
 blocks that fit in L2 (per-call matmul overhead outweighed the cache).
 """
+
 from __future__ import annotations
 
 import mlx.core as mx

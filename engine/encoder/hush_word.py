@@ -1,6 +1,7 @@
 """The shipped hush word for a model: 0.5 s of learned audio appended to the buffer instead of
 padding it to 30 s. Found by model name in hushwords/, used only with the exact weights it was
 trained against; anything else falls back to padding to 30 s, and says why."""
+
 from __future__ import annotations
 
 import json
@@ -10,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.audio.files import SAMPLE_RATE
 from engine.encoder.input import PAD30, Padding
 from engine.errors import ModelError
 from engine.model.whisper_model import LoadedModel
-from engine.audio.files import SAMPLE_RATE
 
 
 def hush_dir() -> Path:
@@ -57,10 +58,14 @@ def _read(name: str, directory: Path) -> tuple[np.ndarray, dict] | None:
         with np.load(samples_path) as f:
             samples = np.asarray(f["samples"], dtype=np.float32)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-        raise ModelError(f"the hush word for {name!r} in {directory} is unreadable ({exc}); reinstall WhisperFlow") from exc
+        raise ModelError(
+            f"the hush word for {name!r} in {directory} is unreadable ({exc}); reinstall WhisperFlow"
+        ) from exc
     if samples.ndim != 1 or len(samples) != metadata.get("samples") or not np.isfinite(samples).all():
-        raise ModelError(f"the hush word for {name!r} in {directory} is damaged (expected {metadata.get('samples')} "
-                         f"finite samples, found shape {samples.shape}); reinstall WhisperFlow")
+        raise ModelError(
+            f"the hush word for {name!r} in {directory} is damaged (expected {metadata.get('samples')} "
+            f"finite samples, found shape {samples.shape}); reinstall WhisperFlow"
+        )
     return samples, metadata
 
 
@@ -72,8 +77,11 @@ def choose_hush(loaded: LoadedModel, directory: Path | None = None) -> tuple[Hus
     samples, metadata = found
     # the same weights converted to float16 (on a GPU) have their own checksum, recorded beside float32's
     if loaded.weights_sha256 not in (metadata.get("weights_sha256"), metadata.get("weights_sha256_float16")):
-        return None, (f"the hush word for {loaded.name} was trained on other weights "
-                      f"({str(metadata.get('weights_sha256'))[:12]}… ≠ {loaded.weights_sha256[:12]}…): padding every buffer to 30 s")
+        return None, (
+            f"the hush word for {loaded.name} was trained on other weights "
+            f"({str(metadata.get('weights_sha256'))[:12]}… ≠ {loaded.weights_sha256[:12]}…): "
+            "padding every buffer to 30 s"
+        )
     word = HushWord(loaded.name, samples, metadata)
     return word, f"hush word for {loaded.name}: appending {word.seconds:g} s instead of padding to 30 s"
 
@@ -82,4 +90,3 @@ def hush_choice(loaded: LoadedModel, directory: Path | None = None) -> HushChoic
     """The hush word's padding when there is one, else padding to 30 s; with the note to show."""
     word, note = choose_hush(loaded, directory)
     return HushChoice(word.padding if word else PAD30, note)
-

@@ -1,4 +1,5 @@
 """What the encoder sees: the buffer, padded to 30 s, padded a little, or followed by a hush word."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import N_FRAMES, N_SAMPLES, log_mel_spectrogram
+
 from engine.audio.files import SAMPLE_RATE
 
 MAX_SAMPLES = N_SAMPLES

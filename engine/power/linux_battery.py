@@ -5,6 +5,7 @@ A discharging system battery reports ``power_now`` (µW), or ``voltage_now`` (µ
 system's draw, so the meter is then unavailable. Peripheral batteries (a wireless
 mouse: ``scope`` = Device) are ignored.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,7 +27,8 @@ def system_batteries(root: Path = POWER_SUPPLY) -> list[Path]:
     if not root.is_dir():
         return []
     return [
-        d for d in sorted(root.iterdir(), key=lambda p: p.name)
+        d
+        for d in sorted(root.iterdir(), key=lambda p: p.name)
         if _read(d / "type") == "Battery" and _read(d / "scope") in (None, "System") and _read(d / "present") != "0"
     ]
 
@@ -58,8 +60,10 @@ class BatteryMeter(SampledMeter):
         discharging = [b for b in self.batteries if _read(b / "status") == "Discharging"]
         if not discharging:
             states = ", ".join(f"{b.name} {(_read(b / 'status') or 'unknown').lower()}" for b in self.batteries)
-            raise PowerUnavailable(f"Linux battery: not discharging ({states}); "
-                                   "the battery shows the system's draw only with the charger unplugged")
+            raise PowerUnavailable(
+                f"Linux battery: not discharging ({states}); "
+                "the battery shows the system's draw only with the charger unplugged"
+            )
         return sum(battery_watts(b) for b in discharging)
 
 

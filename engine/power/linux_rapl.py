@@ -5,6 +5,7 @@ Each top-level zone ``intel-rapl:N`` named ``package-N`` counts its package's en
 Sub-zones (core, uncore, dram), ``psys`` and the ``intel-rapl-mmio`` duplicates are
 left out so nothing is counted twice. Since Linux 5.10 the counters are root-only.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,10 @@ class RaplZone:
         try:
             return int(self.energy_file.read_text().strip())
         except PermissionError as exc:
-            raise PowerUnavailable(f"Linux RAPL: {self.energy_file} is readable only by root (run as root, or "
-                                   f"`sudo chmod o+r {self.energy_file}`)") from exc
+            raise PowerUnavailable(
+                f"Linux RAPL: {self.energy_file} is readable only by root (run as root, or "
+                f"`sudo chmod o+r {self.energy_file}`)"
+            ) from exc
         except (OSError, ValueError) as exc:
             raise PowerUnavailable(f"Linux RAPL: cannot read {self.energy_file} ({exc})") from exc
 

@@ -5,11 +5,12 @@ draw, on battery or on the adapter. Older Macs give the battery's ``Voltage`` (m
 ``InstantAmperage`` (mA, a signed value printed as unsigned 64-bit), which is the
 system's draw only while discharging.
 """
+
 from __future__ import annotations
 
 import re
 import subprocess
-from typing import Callable
+from collections.abc import Callable
 
 from engine.power.meter import PowerUnavailable, SampledMeter
 
@@ -89,8 +90,10 @@ def system_watts(properties: dict) -> tuple[float, str]:
     if not properties:
         raise PowerUnavailable("macOS ioreg: no AppleSmartBattery (a desktop Mac has no battery to read)")
     if properties.get("ExternalConnected") is not False:
-        raise PowerUnavailable("macOS ioreg: on the power adapter and this Mac reports no SystemLoad "
-                               "(unplug it to measure from the battery)")
+        raise PowerUnavailable(
+            "macOS ioreg: on the power adapter and this Mac reports no SystemLoad "
+            "(unplug it to measure from the battery)"
+        )
     voltage = properties.get("Voltage")
     current = properties.get("InstantAmperage", properties.get("Amperage"))
     if not isinstance(voltage, int) or not isinstance(current, int):

@@ -4,13 +4,14 @@ Apple silicon prints "Combined Power (CPU + GPU + ANE): N mW" (the SoC: package)
 Intel Macs print "Intel energy model derived package power (CPUs+GT+SA): N W".
 Each read takes one sample of ``interval_ms``.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.power.meter import PowerUnavailable, SampledMeter
 

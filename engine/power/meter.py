@@ -5,6 +5,7 @@ A meter either keeps an energy counter (RAPL, NVML, CPU-time estimate: subclass
 subclass ``SampledMeter``). ``meter.start()`` measures energy until ``stop()``:
 counters are differenced, instantaneous watts are sampled on a thread and integrated.
 """
+
 from __future__ import annotations
 
 import threading

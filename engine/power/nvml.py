@@ -3,6 +3,7 @@
 Uses each GPU's total-energy counter (mJ since the driver loaded; Volta and newer).
 Without a driver, or on older GPUs, the meter is unavailable.
 """
+
 from __future__ import annotations
 
 import ctypes

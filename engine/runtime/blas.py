@@ -3,6 +3,7 @@
 The mlx-cpu wheel bundles a reference BLAS (about 4 GFLOP/s here). Loading OpenBLAS
 globally first makes MLX's CPU matmuls resolve to it (about 20x faster).
 """
+
 from __future__ import annotations
 
 import ctypes

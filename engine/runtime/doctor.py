@@ -1,4 +1,5 @@
 """`whisperflow doctor`: what this machine runs on, and how fast."""
+
 from __future__ import annotations
 
 import platform
@@ -24,7 +25,7 @@ def report() -> list[str]:
 
     lines = [
         f"platform : {platform.system()} {platform.machine()}, Python {platform.python_version()}",
-        f"mlx      : {mx.__version__}, backend {'Metal' if mx.metal.is_available() else ('CUDA' if mx.cuda.is_available() else 'CPU')}",
+        f"mlx      : {mx.__version__}, backend {_backend()}",
         f"device   : {mx.default_device()}",
         f"blas     : {loaded_blas()}",
         f"matmul   : {matmul_gflops():.1f} GFLOP/s (float32, 1024x1024)",
@@ -34,3 +35,12 @@ def report() -> list[str]:
     except ImportError:
         return lines
     return lines + doctor_lines()
+
+
+def _backend() -> str:
+    """The accelerator MLX runs on here: Metal, CUDA or the CPU."""
+    import mlx.core as mx
+
+    if mx.metal.is_available():
+        return "Metal"
+    return "CUDA" if mx.cuda.is_available() else "CPU"

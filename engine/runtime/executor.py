@@ -5,12 +5,14 @@ thread, and runs every job under it (``own_stream``, which also releases the thr
 state when the thread stops). ``close()`` stops and joins the thread, so a process that used
 MLX from several threads exits cleanly.
 """
+
 from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 _STOP = object()
@@ -42,7 +44,7 @@ class Executor:
                 except BaseException as exc:  # handed to the waiting thread
                     future.set_exception(exc)
 
-    def submit(self, fn: Callable[[], T]) -> "Future[T]":
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
         if not self._thread.is_alive():
             raise RuntimeError(f"executor {self.name} is closed")
         future: Future = Future()
@@ -55,7 +57,7 @@ class Executor:
             self._jobs.put(_STOP)
             self._thread.join()
 
-    def __enter__(self) -> "Executor":
+    def __enter__(self) -> Executor:
         return self
 
     def __exit__(self, *exc) -> None:

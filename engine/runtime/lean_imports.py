@@ -1,6 +1,7 @@
 """mlx-whisper's modules without its package ``__init__``, which imports its transcribe loop and with it numba and
 scipy.signal, for word timing that engine.decoder.word_timing does itself: about 145 MB of memory that a live
 session would never use. Submodules (``mlx_whisper.audio``, ``.whisper``, ``.tokenizer``, …) import as usual."""
+
 from __future__ import annotations
 
 import importlib.util

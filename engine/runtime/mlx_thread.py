@@ -1,4 +1,5 @@
 """MLX streams are per thread: a worker thread runs its MLX work under a stream of its own, on the device it names."""
+
 from __future__ import annotations
 
 import threading
@@ -9,7 +10,7 @@ import mlx.core as mx
 
 
 @contextmanager
-def own_stream(device: "mx.Device | None" = None) -> Iterator[None]:
+def own_stream(device: mx.Device | None = None) -> Iterator[None]:
     """Run the block under a new stream on device (default: the default device); call on the thread doing the work.
 
     On a worker thread, leaving the block also releases the thread's MLX state (``mx.clear_streams``: its streams
@@ -31,6 +32,6 @@ def gpu_available() -> bool:
     return mx.metal.is_available() or mx.cuda.is_available()
 
 
-def mlx_device(name: str) -> "mx.Device":
+def mlx_device(name: str) -> mx.Device:
     """MLX's GPU for "gpu" where there is one, else the CPU."""
     return mx.gpu if name == "gpu" and gpu_available() else mx.cpu

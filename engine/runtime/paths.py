@@ -1,4 +1,5 @@
 """Where WhisperFlow keeps its files (platformdirs); overridable for tests and bundles."""
+
 from __future__ import annotations
 
 import os

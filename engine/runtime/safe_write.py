@@ -1,4 +1,5 @@
 """Writing files so that a full disk or a crash never leaves a half-written file behind."""
+
 from __future__ import annotations
 
 import errno
@@ -59,11 +60,14 @@ def write_file_atomic(path: str | os.PathLike, data: bytes) -> Path:
 def write_error(path: Path, error: OSError) -> WhisperFlowError:
     """The user-facing error for a failed write of path."""
     if is_disk_full(error):
-        return DiskFullError(f"Cannot save {path.name}: the disk holding {path.parent} is full. Free some space "
-                             "or choose another folder; nothing has been lost.")
+        return DiskFullError(
+            f"Cannot save {path.name}: the disk holding {path.parent} is full. Free some space "
+            "or choose another folder; nothing has been lost."
+        )
     if isinstance(error, FileNotFoundError):
         return WhisperFlowError(f"Cannot save {path.name}: the folder {path.parent} does not exist.")
     if isinstance(error, PermissionError):
-        return WhisperFlowError(f"Cannot save {path.name}: no permission to write in {path.parent}. "
-                                "Choose another folder.")
+        return WhisperFlowError(
+            f"Cannot save {path.name}: no permission to write in {path.parent}. Choose another folder."
+        )
     return WhisperFlowError(f"Cannot save {path}: {error.strerror or error}.")

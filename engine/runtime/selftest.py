@@ -4,6 +4,7 @@ Support staff and CI run it on an installed bundle (`WhisperFlow --selftest`). I
 device and no network: the sample ships in assets/ and tiny.en ships with the install (converted into the user
 cache on the first run). Exit codes: 0 the words are right, 1 the words are wrong, 2 it could not run.
 """
+
 from __future__ import annotations
 
 import sys
@@ -16,8 +17,10 @@ from engine.errors import WhisperFlowError
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 
 # What the sample says (LJ Speech LJ001-0001, as in assets/ATTRIBUTION.md).
-SAMPLE_TEXT = ("Printing, in the only sense with which we are at present concerned, differs from most if not from "
-               "all the arts and crafts represented in the Exhibition")
+SAMPLE_TEXT = (
+    "Printing, in the only sense with which we are at present concerned, differs from most if not from "
+    "all the arts and crafts represented in the Exhibition"
+)
 MODEL = "tiny.en"
 MAX_WER = 0.2
 
@@ -41,19 +44,24 @@ def run_selftest(sample: Path = SAMPLE, model: str = MODEL) -> SelftestResult:
     """Load the model, transcribe the sample whole and score it against SAMPLE_TEXT."""
     import mlx.core as mx
 
-    from engine.stream.round import Transcriber
     from engine.audio.files import load_audio
-    from engine.runtime.blas import loaded_blas
-    from engine.stream.offline import transcribe_audio
     from engine.model.whisper_model import load_model
+    from engine.runtime.blas import loaded_blas
     from engine.scoring.wer import wer_counts
+    from engine.stream.offline import transcribe_audio
+    from engine.stream.round import Transcriber
 
     started = time.perf_counter()
     audio = load_audio(sample)
     transcriber = Transcriber(load_model(model))
     heard = " ".join(w.text for w in transcribe_audio(transcriber, audio))
-    return SelftestResult(heard, wer_counts(SAMPLE_TEXT, heard).wer, str(mx.default_device()), loaded_blas(),
-                          time.perf_counter() - started)
+    return SelftestResult(
+        heard,
+        wer_counts(SAMPLE_TEXT, heard).wer,
+        str(mx.default_device()),
+        loaded_blas(),
+        time.perf_counter() - started,
+    )
 
 
 def main() -> int:

@@ -1,4 +1,5 @@
 """Minimal edit-distance alignment of two token sequences (Levenshtein, with the path)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,5 +43,3 @@ def align(ref: list[str], hyp: list[str]) -> list[Pair]:
             pairs.append(Pair(i - 1, j - 1, "sub"))
             i, j = i - 1, j - 1
     return pairs[::-1]
-
-

@@ -1,15 +1,16 @@
 """Per-word latency, the paper's way: when a spoken word's aligned stream word was confirmed, minus the
 moment the word had been spoken (its end time in the reference timing)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.stream.round import Word
-from engine.session.events import WordEvent
 from engine.scoring.align import align
 from engine.scoring.wer import normalize_words
+from engine.session.events import WordEvent
+from engine.stream.round import Word
 
 
 @dataclass(frozen=True)
@@ -65,5 +66,10 @@ def summarize(latencies: list[float]) -> LatencyStats:
     if not latencies:
         return LatencyStats(0, None, None, None)
     values = np.asarray(latencies, dtype=np.float64)
-    return LatencyStats(len(values), float(values.mean()), float(np.median(values)), float(np.percentile(values, 90)),
-                        float(np.percentile(values, 99)))
+    return LatencyStats(
+        len(values),
+        float(values.mean()),
+        float(np.median(values)),
+        float(np.percentile(values, 90)),
+        float(np.percentile(values, 99)),
+    )

@@ -1,4 +1,5 @@
 """Whisper's English text normalizer, and word error rate (jiwer) on normalized text."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,9 +46,13 @@ class WerCounts:
     def wer(self) -> float | None:
         return self.errors / self.reference_words if self.reference_words else None
 
-    def __add__(self, other: "WerCounts") -> "WerCounts":
-        return WerCounts(self.reference_words + other.reference_words, self.substitutions + other.substitutions,
-                         self.deletions + other.deletions, self.insertions + other.insertions)
+    def __add__(self, other: WerCounts) -> WerCounts:
+        return WerCounts(
+            self.reference_words + other.reference_words,
+            self.substitutions + other.substitutions,
+            self.deletions + other.deletions,
+            self.insertions + other.insertions,
+        )
 
 
 ZERO = WerCounts(0, 0, 0, 0)

@@ -1,4 +1,5 @@
 """What a stream reports: confirmed words, live updates and the final summary (JSONL-ready)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -90,20 +91,30 @@ def _rounded(d: dict) -> dict:
 
 
 def word_record(event: WordEvent) -> dict:
-    return {"type": "word", "text": event.text, "start": round(event.start, 3), "end": round(event.end, 3),
-            "emitted": round(event.emitted, 3),
-            "shown": round(event.emitted if event.shown is None else event.shown, 3),
-            "probability": round(event.probability, 3)}
+    return {
+        "type": "word",
+        "text": event.text,
+        "start": round(event.start, 3),
+        "end": round(event.end, 3),
+        "emitted": round(event.emitted, 3),
+        "shown": round(event.emitted if event.shown is None else event.shown, 3),
+        "probability": round(event.probability, 3),
+    }
 
 
 def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:
     """The round's boundaries (to the sample: 5 decimals); with update, also its confirmed and tentative text."""
-    record = {"type": "round", "buffer_start": round(event.buffer_start, 5), "buffer_end": round(event.buffer_end, 5),
-              "clock": round(event.clock, 5)}
+    record = {
+        "type": "round",
+        "buffer_start": round(event.buffer_start, 5),
+        "buffer_end": round(event.buffer_end, 5),
+        "clock": round(event.clock, 5),
+    }
     if update is not None:
         record["confirmed"] = " ".join(w.text for w in update.confirmed)
-        record["tentative"] = [[w.text, round(w.start, 2), round(w.end, 2), round(w.probability, 2)]
-                               for w in update.tentative]
+        record["tentative"] = [
+            [w.text, round(w.start, 2), round(w.end, 2), round(w.probability, 2)] for w in update.tentative
+        ]
     return record
 
 

@@ -3,6 +3,7 @@
 SRT is composed with the `srt` package and WebVTT with `webvtt-py`, so both read back with standard parsers.
 Files are written atomically (engine.runtime.safe_write): a full disk raises DiskFullError and leaves no partial file.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,13 @@ from engine.runtime.safe_write import write_file_atomic
 from engine.session.transcript import LINE_LIMITS, Transcript, group_cues, settled, subtitle_cues
 
 FORMATS = ("txt", "srt", "vtt", "json", "md")
-FORMAT_NAMES = {"txt": "Plain text", "srt": "SubRip subtitles", "vtt": "WebVTT subtitles", "json": "JSON",
-                "md": "Markdown"}
+FORMAT_NAMES = {
+    "txt": "Plain text",
+    "srt": "SubRip subtitles",
+    "vtt": "WebVTT subtitles",
+    "json": "JSON",
+    "md": "Markdown",
+}
 _SUFFIXES = {".txt": "txt", ".srt": "srt", ".vtt": "vtt", ".json": "json", ".md": "md", ".markdown": "md"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
 
@@ -30,8 +36,10 @@ def format_for_path(path: str | os.PathLike) -> str:
     """The export format a file name asks for, by its suffix."""
     suffix = Path(path).suffix.lower()
     if suffix not in _SUFFIXES:
-        raise WhisperFlowError(f"Cannot tell which format to export from the name '{Path(path).name}': "
-                               "end it in .txt, .srt, .vtt, .json or .md.")
+        raise WhisperFlowError(
+            f"Cannot tell which format to export from the name '{Path(path).name}': "
+            "end it in .txt, .srt, .vtt, .json or .md."
+        )
     return _SUFFIXES[suffix]
 
 
@@ -94,9 +102,18 @@ def to_json(transcript: Transcript) -> str:
         "duration_s": round(transcript.duration_s, 3),
         "text": transcript.text,
     }
-    words = [json.dumps({"text": w.text, "start": round(float(w.start), 3), "end": round(float(w.end), 3),
-                         "confidence": round(float(w.probability), 4)}, ensure_ascii=False)
-             for w in settled(transcript.words)]
+    words = [
+        json.dumps(
+            {
+                "text": w.text,
+                "start": round(float(w.start), 3),
+                "end": round(float(w.end), 3),
+                "confidence": round(float(w.probability), 4),
+            },
+            ensure_ascii=False,
+        )
+        for w in settled(transcript.words)
+    ]
     body = ",".join(f"\n    {w}" for w in words) + ("\n  " if words else "")  # one word per line
     return json.dumps(head, ensure_ascii=False, indent=2)[:-2] + f',\n  "words": [{body}]\n}}\n'
 
@@ -129,7 +146,11 @@ def to_markdown(transcript: Transcript) -> str:
 
 
 RENDERERS: dict[str, Callable[[Transcript], str]] = {
-    "txt": to_txt, "srt": to_srt, "vtt": to_vtt, "json": to_json, "md": to_markdown,
+    "txt": to_txt,
+    "srt": to_srt,
+    "vtt": to_vtt,
+    "json": to_json,
+    "md": to_markdown,
 }
 
 
@@ -140,8 +161,9 @@ def render(transcript: Transcript, fmt: str) -> str:
     return RENDERERS[fmt](transcript)
 
 
-def select(transcript: Transcript, word_range: tuple[int, int] | None = None,
-           time_range: tuple[float, float] | None = None) -> Transcript:
+def select(
+    transcript: Transcript, word_range: tuple[int, int] | None = None, time_range: tuple[float, float] | None = None
+) -> Transcript:
     """The whole transcript, or the words in word_range (start, stop indices) or time_range (seconds)."""
     if word_range is not None and time_range is not None:
         raise ValueError("give a word range or a time range, not both")
@@ -153,9 +175,14 @@ def select(transcript: Transcript, word_range: tuple[int, int] | None = None,
     return part
 
 
-def export(transcript: Transcript, path: str | os.PathLike, fmt: str | None = None, *,
-           word_range: tuple[int, int] | None = None,
-           time_range: tuple[float, float] | None = None) -> Path:
+def export(
+    transcript: Transcript,
+    path: str | os.PathLike,
+    fmt: str | None = None,
+    *,
+    word_range: tuple[int, int] | None = None,
+    time_range: tuple[float, float] | None = None,
+) -> Path:
     """Write the transcript (or a selection) to path; the format comes from fmt or else the file's suffix.
 
     Returns the path written. Raises DiskFullError on a full disk and WhisperFlowError for other problems

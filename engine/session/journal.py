@@ -9,6 +9,7 @@ Layout, one folder per session under ``data_dir() / "sessions"``::
 A running journal holds an exclusive flock on its words file, so another process can tell a session that
 is still being recorded from one whose process died (the kernel drops the lock with the process).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -23,8 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from engine.runtime import paths
 from engine.errors import DiskFullError, WhisperFlowError
+from engine.runtime import paths
 from engine.runtime.safe_write import fsync_dir, is_disk_full, write_file_atomic
 from engine.session.transcript import SessionMeta, Transcript, join_words, now_iso
 from engine.session.words import Word
@@ -73,8 +74,12 @@ def _session_path(data_dir: str | os.PathLike | None, session_id: str) -> Path:
 
 
 def _word_line(word: TimedWord) -> str:
-    record = {"text": word.text, "start": round(float(word.start), 3), "end": round(float(word.end), 3),
-              "probability": round(float(word.probability), 4)}
+    record = {
+        "text": word.text,
+        "start": round(float(word.start), 3),
+        "end": round(float(word.end), 3),
+        "probability": round(float(word.probability), 4),
+    }
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -98,8 +103,9 @@ def read_words(path: Path) -> list[Word]:
 
 def _disk_full(root: Path, pending: int) -> DiskFullError:
     kept = f" {pending} confirmed words are kept in memory and saved as soon as there is space." if pending else ""
-    return DiskFullError(f"The disk holding {root} is full, so the transcript cannot be saved.{kept} "
-                         "Free some disk space.")
+    return DiskFullError(
+        f"The disk holding {root} is full, so the transcript cannot be saved.{kept} Free some disk space."
+    )
 
 
 def _start_error(root: Path, error: Exception) -> WhisperFlowError:
@@ -112,7 +118,7 @@ def _start_error(root: Path, error: Exception) -> WhisperFlowError:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 @dataclass(frozen=True)
@@ -167,8 +173,13 @@ class SessionJournal:
         """
         root = _root(data_dir)
         path = _session_path(root, meta.session_id)
-        header = {"format": FORMAT_VERSION, "session_id": meta.session_id, "started_at": meta.started_at,
-                  "source": meta.source, "model": meta.model}
+        header = {
+            "format": FORMAT_VERSION,
+            "session_id": meta.session_id,
+            "started_at": meta.started_at,
+            "source": meta.source,
+            "model": meta.model,
+        }
         try:
             root.mkdir(parents=True, exist_ok=True)
             path.mkdir(mode=0o700)
@@ -232,8 +243,10 @@ class SessionJournal:
                 pass
             if is_disk_full(e):
                 raise _disk_full(self.path.parent, len(self._pending)) from e
-            raise WhisperFlowError(f"Cannot write the session journal {self.path}: {e.strerror or e}. "
-                                   f"{len(self._pending)} confirmed words are kept in memory.") from e
+            raise WhisperFlowError(
+                f"Cannot write the session journal {self.path}: {e.strerror or e}. "
+                f"{len(self._pending)} confirmed words are kept in memory."
+            ) from e
         self._size += len(data)
         self._note_saved(self._pending)
         self._pending.clear()
@@ -254,8 +267,13 @@ class SessionJournal:
                 return
             if self._pending:
                 self._flush()
-            stats = {"ended_at": now_iso(), "word_count": self._word_count,
-                     "duration_s": round(self._duration_s, 3), "preview": self._preview, "recovered": False}
+            stats = {
+                "ended_at": now_iso(),
+                "word_count": self._word_count,
+                "duration_s": round(self._duration_s, 3),
+                "preview": self._preview,
+                "recovered": False,
+            }
             try:
                 write_file_atomic(self.path / COMPLETE_FILE, json.dumps(stats, ensure_ascii=False).encode("utf-8"))
             except DiskFullError as e:
@@ -300,18 +318,29 @@ def _info(path: Path) -> SessionInfo | None:
     done = _read_json(path / COMPLETE_FILE)
     if done is None:
         words = read_words(path / WORDS_FILE)
-        done = {"word_count": len(words), "duration_s": max((w.end for w in words), default=0.0),
-                "preview": join_words(words)[:PREVIEW_CHARS], "ended_at": None}
+        done = {
+            "word_count": len(words),
+            "duration_s": max((w.end for w in words), default=0.0),
+            "preview": join_words(words)[:PREVIEW_CHARS],
+            "ended_at": None,
+        }
         complete = False
     else:
         complete = True
     return SessionInfo(
-        session_id=str(meta["session_id"]), started_at=str(meta.get("started_at", "")),
-        source=str(meta.get("source", "")), model=str(meta.get("model", "")),
-        word_count=int(done.get("word_count", 0)), duration_s=float(done.get("duration_s", 0.0)),
-        complete=complete, recovered=bool(done.get("recovered", False)),
-        recording=not complete and _is_recording(path), ended_at=done.get("ended_at"),
-        preview=str(done.get("preview", "")), path=path)
+        session_id=str(meta["session_id"]),
+        started_at=str(meta.get("started_at", "")),
+        source=str(meta.get("source", "")),
+        model=str(meta.get("model", "")),
+        word_count=int(done.get("word_count", 0)),
+        duration_s=float(done.get("duration_s", 0.0)),
+        complete=complete,
+        recovered=bool(done.get("recovered", False)),
+        recording=not complete and _is_recording(path),
+        ended_at=done.get("ended_at"),
+        preview=str(done.get("preview", "")),
+        path=path,
+    )
 
 
 def _start_key(info: SessionInfo) -> tuple[float, str]:
@@ -344,8 +373,13 @@ def load_session(data_dir: str | os.PathLike | None, session_id: str) -> Transcr
     meta = _read_json(path / SESSION_FILE)
     if meta is None:
         raise WhisperFlowError(f"There is no saved session {session_id} in {path.parent}.")
-    return Transcript(str(meta.get("session_id", session_id)), str(meta.get("started_at", "")),
-                      str(meta.get("source", "")), str(meta.get("model", "")), read_words(path / WORDS_FILE))
+    return Transcript(
+        str(meta.get("session_id", session_id)),
+        str(meta.get("started_at", "")),
+        str(meta.get("source", "")),
+        str(meta.get("model", "")),
+        read_words(path / WORDS_FILE),
+    )
 
 
 def mark_recovered(data_dir: str | os.PathLike | None, session_id: str) -> SessionInfo:
@@ -355,9 +389,13 @@ def mark_recovered(data_dir: str | os.PathLike | None, session_id: str) -> Sessi
     if _is_recording(path):
         raise WhisperFlowError(f"Session {session_id} is still being recorded by a running WhisperFlow.")
     if not (path / COMPLETE_FILE).exists():
-        stats = {"ended_at": now_iso(), "word_count": len(transcript.words),
-                 "duration_s": round(transcript.duration_s, 3), "preview": transcript.text[:PREVIEW_CHARS],
-                 "recovered": True}
+        stats = {
+            "ended_at": now_iso(),
+            "word_count": len(transcript.words),
+            "duration_s": round(transcript.duration_s, 3),
+            "preview": transcript.text[:PREVIEW_CHARS],
+            "recovered": True,
+        }
         write_file_atomic(path / COMPLETE_FILE, json.dumps(stats, ensure_ascii=False).encode("utf-8"))
     info = _info(path)
     if info is None:

@@ -1,4 +1,5 @@
 """A session's transcript (its words plus where they came from) and how its words group into cues/lines."""
+
 from __future__ import annotations
 
 import re
@@ -254,8 +255,11 @@ def wrap_lines(words: Sequence[str], width: int = LINE_CHARS) -> list[str]:
 
 def _fits(words: Sequence[Word], max_s: float = MAX_CUE_S) -> bool:
     texts = [w.text.strip() for w in words]
-    return (len(wrap_lines(texts)) <= CUE_LINES and all(len(line) <= LINE_CHARS for line in wrap_lines(texts))
-            and max(w.end for w in words) - words[0].start <= max_s)
+    return (
+        len(wrap_lines(texts)) <= CUE_LINES
+        and all(len(line) <= LINE_CHARS for line in wrap_lines(texts))
+        and max(w.end for w in words) - words[0].start <= max_s
+    )
 
 
 def subtitle_cues(words: Sequence[Word], max_pause_s: float = 1.0) -> list[SubtitleCue]:
@@ -280,10 +284,11 @@ def subtitle_cues(words: Sequence[Word], max_pause_s: float = 1.0) -> list[Subti
                 groups.append(rest)
                 break
             longest = 1
-            while longest < len(rest) and _fits([w for _, w in rest[:longest + 1]]):
+            while longest < len(rest) and _fits([w for _, w in rest[: longest + 1]]):
                 longest += 1
-            cut = next((k for k in range(longest, max(1, longest // 2) - 1, -1)
-                        if _ends_phrase(rest[k - 1][1].text)), longest)
+            cut = next(
+                (k for k in range(longest, max(1, longest // 2) - 1, -1) if _ends_phrase(rest[k - 1][1].text)), longest
+            )
             if len(rest) - cut == 1 and cut > 1:  # never leave one word alone at the end of a sentence
                 cut -= 1
             groups.append(rest[:cut])
@@ -320,6 +325,7 @@ def subtitle_cues(words: Sequence[Word], max_pause_s: float = 1.0) -> list[Subti
         if following is not None and following > start:
             end = min(end, following)
         end = max(end, start + 0.001)
-        cues.append(SubtitleCue(ws, group[0][0], group[-1][0] + 1, start, end,
-                                tuple(wrap_lines([w.text.strip() for w in ws]))))
+        cues.append(
+            SubtitleCue(ws, group[0][0], group[-1][0] + 1, start, end, tuple(wrap_lines([w.text.strip() for w in ws])))
+        )
     return cues

@@ -1,4 +1,5 @@
 """A timestamped word: the unit transcripts, journals and exporters share (no MLX import needed)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,1 +1,2 @@
-"""The streaming loop: one round, the processor and its pipelined variant, agreement, the runner, policies and profiles."""
+"""The streaming loop: one round, the processor and its pipelined variant, agreement, the runner, policies and
+profiles."""

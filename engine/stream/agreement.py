@@ -5,6 +5,7 @@ before: one odd round does not stall confirmation). Times are on the stream cloc
 Rounds agree on a word when its letters and digits agree: "books," and "books" are the same
 word (the later round's spelling is kept), so a comma moving does not stall confirmation.
 """
+
 from __future__ import annotations
 
 from engine.scoring.align import Pair, align
@@ -48,8 +49,11 @@ def _inside(pairs: list[Pair]) -> int:
 
 def plausible(w: Word, previous_end: float) -> bool:
     """Whether a word that follows previous_end may be confirmed without agreement."""
-    return (w.end - w.start <= MAX_FORCED_WORD_S and w.probability >= MIN_FORCED_PROBABILITY
-            and w.start - previous_end <= MAX_FORCED_GAP_S)
+    return (
+        w.end - w.start <= MAX_FORCED_WORD_S
+        and w.probability >= MIN_FORCED_PROBABILITY
+        and w.start - previous_end <= MAX_FORCED_GAP_S
+    )
 
 
 class HypothesisBuffer:
@@ -79,8 +83,16 @@ class HypothesisBuffer:
                     del self.new[:n]
                     break
 
-    def flush(self, aligned: int = 0, agree: bool = True, hold_last: bool = False, heard: int | None = None,
-              round_end: float = 0.0, gap_s: float = 0.0, unsure_gap_s: float = 0.0) -> list[Word]:
+    def flush(
+        self,
+        aligned: int = 0,
+        agree: bool = True,
+        hold_last: bool = False,
+        heard: int | None = None,
+        round_end: float = 0.0,
+        gap_s: float = 0.0,
+        unsure_gap_s: float = 0.0,
+    ) -> list[Word]:
         """Confirm the longest prefix this round shares with either of the two before (with agree; of its first
         `heard` words if given), or its first `aligned` words if that is more (engine.stream.emission); keep the
         rest. hold_last: never the round's last word (its audio was cut under it, so its end runs to the cut).
@@ -147,8 +159,11 @@ class HypothesisBuffer:
         timed 7.82-8.16 and 8.14-8.14; docs/bench/squeezed-word), and a copy spelled in two words is no new word
         ("maybe" confirmed at 2.66-2.78 s, the next round's "may be" at 2.06-2.64 and 2.64-2.98)."""
         start, end = self._copy_of_last_confirmed(words)
-        return [w for i, w in enumerate(words)
-                if i >= end or (i < start and (w.start + w.end) / 2 > self.last_committed_time)]
+        return [
+            w
+            for i, w in enumerate(words)
+            if i >= end or (i < start and (w.start + w.end) / 2 > self.last_committed_time)
+        ]
 
     def _copy_of_last_confirmed(self, words: list[Word]) -> tuple[int, int]:
         """Where words say the last confirmed word again, overlapping it in time: the latest word, or run of up
@@ -158,8 +173,11 @@ class HypothesisBuffer:
             for end in range(len(words), 0, -1):
                 for start in range(end - 1, max(end - 3, 0) - 1, -1):
                     run = words[start:end]
-                    if (same_word("".join(w.text for w in run), last.text)
-                            and run[0].start <= last.end and last.start <= run[-1].end):
+                    if (
+                        same_word("".join(w.text for w in run), last.text)
+                        and run[0].start <= last.end
+                        and last.start <= run[-1].end
+                    ):
                         return start, end
         return len(words), len(words)
 
@@ -178,8 +196,12 @@ class HypothesisBuffer:
             return shown is None or any(o.start < w.end and w.start < o.end for ws in shown for o in ws)  # overlap
 
         n, previous_end = 0, max(self.last_committed_time, since)
-        while (n < len(self.buffer) and self.buffer[n].end <= time and plausible(self.buffer[n], previous_end)
-               and waited(self.buffer[n])):
+        while (
+            n < len(self.buffer)
+            and self.buffer[n].end <= time
+            and plausible(self.buffer[n], previous_end)
+            and waited(self.buffer[n])
+        ):
             previous_end = self.buffer[n].end
             n += 1
         forced, self.buffer = self.buffer[:n], self.buffer[n:]

@@ -1,20 +1,21 @@
 """Stream configuration, policies, and building the processor a configuration describes."""
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
 
-from engine.errors import SettingsError
-from engine.stream.round import Transcriber
-from engine.runtime.blas import set_blas_threads
-from engine.runtime.mlx_thread import gpu_available
 from engine.decoder.options import DecodeOptions
 from engine.encoder.input import PAD30
+from engine.errors import SettingsError
 from engine.model.store import DEFAULT_MODEL
-from engine.stream.profiles import Allocation, load_profile
+from engine.model.whisper_model import LoadedModel
+from engine.runtime.blas import set_blas_threads
+from engine.runtime.mlx_thread import gpu_available
 from engine.stream.emission import EMIT_POLICIES, Emission
 from engine.stream.processor import TRIM_AT, OnlineProcessor
-from engine.model.whisper_model import LoadedModel
+from engine.stream.profiles import Allocation, load_profile
+from engine.stream.round import Transcriber
 
 PACES = ("realtime", "fast", "unaware")
 
@@ -24,13 +25,42 @@ PACES = ("realtime", "fast", "unaware")
 # trimming at confirmed words, and finalizes at pauses (measured in docs/bench/long), serially on one BLAS thread
 # (a short buffer's products gain nothing from a second core).
 # `low-power` is for a laptop on battery: fewer rounds (greedy rounds lost 12 s of the long-form file once).
-_WHISPER_STREAMING = dict(min_chunk_s=1.0, buffer_trimming_s=15.0, trim_at="segment", emit="agreement",
-                          emit_margin_s=0.0, agree_gap_s=0.0, unsure_gap_s=0.0, max_delay_s=0.0, vad=False, hush=False,
-                          hush_min_s=0.0, guard_frames=0, loop_tokens=0)
-_FLOW = dict(_WHISPER_STREAMING, hush=True, hush_min_s=8.0, guard_frames=8, loop_tokens=8, beam_size=5,
-             beam_pruning=True, verify=True, pipeline=False, blas_threads=1, min_chunk_s=0.3, buffer_trimming_s=8.0,
-             trim_at="word", vad=True, max_delay_s=2.0, emit="hybrid", emit_margin_s=0.3, agree_gap_s=0.6,
-             unsure_gap_s=1.2)
+_WHISPER_STREAMING = dict(
+    min_chunk_s=1.0,
+    buffer_trimming_s=15.0,
+    trim_at="segment",
+    emit="agreement",
+    emit_margin_s=0.0,
+    agree_gap_s=0.0,
+    unsure_gap_s=0.0,
+    max_delay_s=0.0,
+    vad=False,
+    hush=False,
+    hush_min_s=0.0,
+    guard_frames=0,
+    loop_tokens=0,
+)
+_FLOW = dict(
+    _WHISPER_STREAMING,
+    hush=True,
+    hush_min_s=8.0,
+    guard_frames=8,
+    loop_tokens=8,
+    beam_size=5,
+    beam_pruning=True,
+    verify=True,
+    pipeline=False,
+    blas_threads=1,
+    min_chunk_s=0.3,
+    buffer_trimming_s=8.0,
+    trim_at="word",
+    vad=True,
+    max_delay_s=2.0,
+    emit="hybrid",
+    emit_margin_s=0.3,
+    agree_gap_s=0.6,
+    unsure_gap_s=1.2,
+)
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
     "flow": _FLOW,
@@ -69,17 +99,23 @@ class StreamConfig:
     decoder_device: str | None = None
 
     @classmethod
-    def for_allocation(cls, allocation: Allocation, **kwargs) -> "StreamConfig":
-        return cls(pipeline=allocation.pipeline, blas_threads=allocation.blas_threads,
-                   handoff_tokens=allocation.handoff_tokens, decoder_device=allocation.decoder, **kwargs)
+    def for_allocation(cls, allocation: Allocation, **kwargs) -> StreamConfig:
+        return cls(
+            pipeline=allocation.pipeline,
+            blas_threads=allocation.blas_threads,
+            handoff_tokens=allocation.handoff_tokens,
+            decoder_device=allocation.decoder,
+            **kwargs,
+        )
 
     def explicit_allocation(self) -> Allocation | None:
         if self.blas_threads is None and self.handoff_tokens is None and self.decoder_device is None:
             return None
-        return Allocation(bool(self.pipeline), self.blas_threads or 0, self.handoff_tokens or 0,
-                          self.decoder_device or "cpu")
+        return Allocation(
+            bool(self.pipeline), self.blas_threads or 0, self.handoff_tokens or 0, self.decoder_device or "cpu"
+        )
 
-    def resolved(self) -> "StreamConfig":
+    def resolved(self) -> StreamConfig:
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose one of: {', '.join(POLICIES)}")
         defaults = POLICIES[self.policy]
@@ -119,7 +155,7 @@ def check_setting(key: str, value, label: str | None = None) -> None:
         raise SettingsError(f"{label} must be from {low:g} to {high:g}{unit} (got {value:g})")
 
 
-def validate_stream_config(config: "StreamConfig", labels: dict[str, str] | None = None) -> "StreamConfig":
+def validate_stream_config(config: StreamConfig, labels: dict[str, str] | None = None) -> StreamConfig:
     """Check every field of config against LIMITS, the policy, model and language; raise SettingsError.
 
     labels maps field names to what the person typed (e.g. ``{"min_chunk_s": "--min-chunk"}``);
@@ -129,20 +165,25 @@ def validate_stream_config(config: "StreamConfig", labels: dict[str, str] | None
     for f in fields(config):
         check_setting(f.name, getattr(config, f.name), labels.get(f.name))
     if config.policy not in POLICIES:
-        raise SettingsError(f"{labels.get('policy', 'policy')} must be one of: {', '.join(POLICIES)} "
-                            f"(got {config.policy!r})")
+        raise SettingsError(
+            f"{labels.get('policy', 'policy')} must be one of: {', '.join(POLICIES)} (got {config.policy!r})"
+        )
     from engine.model.store import PACKAGED, is_known
 
     if not isinstance(config.model, str) or not is_known(config.model):
-        raise SettingsError(f"{labels.get('model', 'model')} must be one of: {', '.join(PACKAGED)}, "
-                            f"mlx-community/whisper-* (got {config.model!r})")
+        raise SettingsError(
+            f"{labels.get('model', 'model')} must be one of: {', '.join(PACKAGED)}, "
+            f"mlx-community/whisper-* (got {config.model!r})"
+        )
     if config.language is not None:
         from mlx_whisper.tokenizer import LANGUAGES, TO_LANGUAGE_CODE
 
         code = str(config.language).lower()
         if code not in LANGUAGES and code not in TO_LANGUAGE_CODE:
-            raise SettingsError(f"{labels.get('language', 'language')} must be a language Whisper knows, "
-                                f"e.g. en, de, fr (got {config.language!r})")
+            raise SettingsError(
+                f"{labels.get('language', 'language')} must be a language Whisper knows, "
+                f"e.g. en, de, fr (got {config.language!r})"
+            )
     for key, allowed in (("emit", EMIT_POLICIES), ("trim_at", TRIM_AT)):
         value = getattr(config, key)
         if value is not None and value not in allowed:
@@ -163,8 +204,10 @@ def choose_allocation(config: StreamConfig, notices: list[str]) -> Allocation:
         return explicit or Allocation(False, config.blas_threads or 0)
     profile = load_profile(config.model)
     if profile is None:
-        notices.append(f"no calibration profile for {config.model} on this machine: running without pipelining "
-                       "(run `whisperflow calibrate`)")
+        notices.append(
+            f"no calibration profile for {config.model} on this machine: running without pipelining "
+            "(run `whisperflow calibrate`)"
+        )
         return Allocation(False)
     return profile.allocation
 
@@ -193,15 +236,27 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         else:
             padding = replace(padding, min_seconds=config.hush_min_s or 0.0)
     allocation = choose_allocation(asked, notices)  # what was asked for, not the policy's serial threads
-    decode = DecodeOptions(beam_size=config.beam_size or 1, beam_pruning=bool(config.beam_pruning),
-                           verify_reference=bool(config.verify), guard_frames=config.guard_frames or 0,
-                           loop_tokens=config.loop_tokens or 0, decoder=decoder_backend(allocation))
+    decode = DecodeOptions(
+        beam_size=config.beam_size or 1,
+        beam_pruning=bool(config.beam_pruning),
+        verify_reference=bool(config.verify),
+        guard_frames=config.guard_frames or 0,
+        loop_tokens=config.loop_tokens or 0,
+        decoder=decoder_backend(allocation),
+    )
     vad = _speech_detector(config, notices)
-    transcriber = Transcriber(loaded, language=config.language, padding=padding, decode=decode, silence_gate=vad is None)
+    transcriber = Transcriber(
+        loaded, language=config.language, padding=padding, decode=decode, silence_gate=vad is None
+    )
     set_blas_threads(allocation.blas_threads)
-    loop = dict(buffer_trimming_s=config.buffer_trimming_s, min_chunk_s=config.min_chunk_s,
-                emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
-                trim_at=config.trim_at, max_delay_s=config.max_delay_s, vad=vad)
+    loop = dict(
+        buffer_trimming_s=config.buffer_trimming_s,
+        min_chunk_s=config.min_chunk_s,
+        emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
+        trim_at=config.trim_at,
+        max_delay_s=config.max_delay_s,
+        vad=vad,
+    )
     if allocation.pipeline:
         from engine.stream.pipeline import PipelinedProcessor
 

@@ -12,6 +12,7 @@
 Under every policy, the last word of a round the guard ended waits: it may go on in the next round's audio, and
 its end time runs to the end of the round's audio, which would hide the next word from the agreement.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,13 +38,18 @@ def without_squeezed(words: list[Word], run: int = 3) -> list[Word]:
     return kept
 
 
-def aligned_prefix(words: list[Word], limit: float, min_probability: float = 0.0,
-                   min_duration: float = MIN_ALIGNED_S) -> int:
+def aligned_prefix(
+    words: list[Word], limit: float, min_probability: float = 0.0, min_duration: float = MIN_ALIGNED_S
+) -> int:
     """How many leading words end by limit (stream time), last at least min_duration and have at least
     min_probability (a guarded round's last word is held back by HypothesisBuffer.flush)."""
     n = 0
-    while (n < len(words) and words[n].end <= limit and words[n].probability >= min_probability
-           and words[n].end - words[n].start >= min_duration):
+    while (
+        n < len(words)
+        and words[n].end <= limit
+        and words[n].probability >= min_probability
+        and words[n].end - words[n].start >= min_duration
+    ):
         n += 1
     return n
 
@@ -65,11 +71,19 @@ class Emission:
         """Confirm what this policy allows of the round just inserted into hypothesis; round_end is the end
         of its audio on the stream clock, guarded whether the guard ended its decoding."""
         if self.policy == "agreement":
-            heard = aligned_prefix(hypothesis.new, round_end - self.margin_s, min_duration=0.0) \
-                if self.margin_s else None
-            return hypothesis.flush(hold_last=guarded, heard=heard, round_end=round_end, gap_s=self.gap_s,
-                                    unsure_gap_s=self.unsure_gap_s)
+            heard = (
+                aligned_prefix(hypothesis.new, round_end - self.margin_s, min_duration=0.0) if self.margin_s else None
+            )
+            return hypothesis.flush(
+                hold_last=guarded, heard=heard, round_end=round_end, gap_s=self.gap_s, unsure_gap_s=self.unsure_gap_s
+            )
         sure = SURE if self.policy == "hybrid" else 0.0
         n = aligned_prefix(hypothesis.new, round_end - self.margin_s, sure)
-        return hypothesis.flush(aligned=n, agree=self.policy == "hybrid", hold_last=guarded, round_end=round_end,
-                                gap_s=self.gap_s, unsure_gap_s=self.unsure_gap_s)
+        return hypothesis.flush(
+            aligned=n,
+            agree=self.policy == "hybrid",
+            hold_last=guarded,
+            round_end=round_end,
+            gap_s=self.gap_s,
+            unsure_gap_s=self.unsure_gap_s,
+        )

@@ -6,17 +6,18 @@ timestamps); a window that ends on a single timestamp is kept whole. A failed wi
 itself: compression ratio > 2.4, or it is unsure: average log-probability < -1) is decoded again at
 rising temperatures, as openai-whisper does, unless it is silence.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.decoding import compression_ratio
 
-from engine.stream.round import COMPRESSION_RATIO, LOGPROB_FLOOR, NO_SPEECH_PROB, Encoded, Transcriber, Word
-from engine.decoder.options import TIME_PRECISION, DecodeResult
 from engine.audio.files import SAMPLE_RATE
+from engine.decoder.options import TIME_PRECISION, DecodeResult
+from engine.stream.round import COMPRESSION_RATIO, LOGPROB_FLOOR, NO_SPEECH_PROB, Encoded, Transcriber, Word
 
 WINDOW = 30 * SAMPLE_RATE
 TEMPERATURES = (0.2, 0.4, 0.6, 0.8, 1.0)  # after the transcriber's own decoding at temperature 0
@@ -34,14 +35,20 @@ def _sample(transcriber: Transcriber, encoded: Encoded, prompt: list[int], tempe
     from mlx_whisper.decoding import DecodingOptions, decode
 
     fp16 = transcriber.loaded.dtype == mx.float16
-    options = DecodingOptions(language=transcriber.language or "en",
-                              temperature=temperature, prompt=prompt or None, fp16=fp16,
-                              sample_len=transcriber.decode_options.max_tokens)
+    options = DecodingOptions(
+        language=transcriber.language or "en",
+        temperature=temperature,
+        prompt=prompt or None,
+        fp16=fp16,
+        sample_len=transcriber.decode_options.max_tokens,
+    )
     out = decode(transcriber.model, encoded.features[0], options)
     tokens = [t for t in out.tokens if t < transcriber.tokenizer.eot or t >= transcriber.tokenizer.timestamp_begin]
     steps = encoded.audio_steps
-    tokens = [min(t, transcriber.tokenizer.timestamp_begin + steps) if t >= transcriber.tokenizer.timestamp_begin else t
-              for t in tokens]
+    tokens = [
+        min(t, transcriber.tokenizer.timestamp_begin + steps) if t >= transcriber.tokenizer.timestamp_begin else t
+        for t in tokens
+    ]
     return DecodeResult(tokens, out.avg_logprob * (len(tokens) + 1), out.no_speech_prob)
 
 
@@ -75,7 +82,11 @@ def transcribe_audio(
         single_end = len(tokens) >= 1 and tokens[-1] >= ts_begin and (len(tokens) < 2 or tokens[-2] < ts_begin)
         pairs = [i for i in range(1, len(tokens)) if tokens[i] >= ts_begin and tokens[i - 1] >= ts_begin]
         advance = len(window)
-        if pairs and not single_end and not (result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR):  # keep the complete segments; the next window starts after them
+        if (
+            pairs
+            and not single_end
+            and not (result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR)
+        ):  # keep the complete segments; the next window starts after them
             last = pairs[-1]
             result = DecodeResult(tokens[:last], result.sum_logprob, result.no_speech_prob, result.beam_widths)
             advance = int(round((tokens[last - 1] - ts_begin) * TIME_PRECISION * SAMPLE_RATE))

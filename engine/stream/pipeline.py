@@ -16,20 +16,21 @@ about prefill + max(encode, decode) + DTW instead of their sum. The accelerator 
 Mac, CUDA elsewhere); without a GPU both executors are CPU streams on their own threads and still overlap. The
 CPU executor decodes in numpy, or in MLX on the GPU where the allocation says so (engine.stream.config.decoder_backend).
 """
+
 from __future__ import annotations
 
+from collections.abc import Generator
 from concurrent.futures import Future
-from typing import Generator
 
 import numpy as np
 
-from engine.stream.round import Round, Transcriber
 from engine.decoder.beam_search import run_steps
 from engine.decoder.options import DecodeResult
 from engine.runtime.executor import Executor
-from engine.stream.profiles import Allocation
-from engine.stream.processor import OnlineProcessor
 from engine.session.words import Word
+from engine.stream.processor import OnlineProcessor
+from engine.stream.profiles import Allocation
+from engine.stream.round import Round, Transcriber
 
 
 def _advance(steps: Generator, n: int) -> DecodeResult | None:

@@ -2,6 +2,7 @@
 
 API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finish``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,7 +21,6 @@ from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer, spelling
 from engine.stream.emission import Emission, without_squeezed
 from engine.stream.round import RoundResult
-
 
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
@@ -69,8 +69,9 @@ class RoundTranscriber(Protocol):
     def max_buffer_s(self) -> float:
         """The longest buffer one round takes."""
 
-    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None,
-                   speech_until: float = 0.0) -> RoundResult:
+    def transcribe(
+        self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None, speech_until: float = 0.0
+    ) -> RoundResult:
         """Words of the buffer, times relative to its start; reference: the previous round's tokens;
         speech_until: the round may not end before this time of its audio."""
 
@@ -211,17 +212,23 @@ class OnlineProcessor:
         result = self.redone_if_stopped_early(result, audio, prompt, self.buffer_offset)
         return forced + self._apply(result, self.buffer_offset)
 
-    def redone_if_stopped_early(self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float
-                                ) -> RoundResult:
+    def redone_if_stopped_early(
+        self, result: RoundResult, audio: np.ndarray, prompt: str, offset: float
+    ) -> RoundResult:
         """The round, or, when it stopped early (`_stopped_early`), the round decoded again with its end held back
         until it reaches the speech the voice-activity detector heard (`_speech_until`); the cost of both
         decodings is counted (docs/bench/early-stop)."""
         if self.vad is None or result.padded or not self._stopped_early(result, offset):
             return result
         again = self.transcriber.transcribe(audio, prompt, self.last_tokens, self._speech_until(audio, offset))
-        return replace(again, early_retry=True, encode_s=result.encode_s + again.encode_s,
-                       decode_s=result.decode_s + again.decode_s, align_s=result.align_s + again.align_s,
-                       encoder_gflops=result.encoder_gflops + again.encoder_gflops)
+        return replace(
+            again,
+            early_retry=True,
+            encode_s=result.encode_s + again.encode_s,
+            decode_s=result.decode_s + again.decode_s,
+            align_s=result.align_s + again.align_s,
+            encoder_gflops=result.encoder_gflops + again.encoder_gflops,
+        )
 
     def _stopped_early(self, result: RoundResult, offset: float) -> bool:
         """Whether a round the guard did not end stopped before speech it did not say: the detector heard

@@ -5,25 +5,26 @@ where the decoder runs) streams the bundled speech sample at real-time pace. Eac
 per-word latency against the sample's offline word timings, with word error rate guarded; the
 fastest accepted allocation is saved as this machine's profile for the model.
 """
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from engine.stream.round import Transcriber
 from engine.audio.files import load_audio
-from engine.scoring.latency import summarize, word_latencies
-from engine.scoring.wer import wer_counts
-from engine.session.events import WordEvent
-from engine.stream.offline import transcribe_audio
-from engine.stream.profiles import Allocation, CalibrationRow, Profile, machine_id, save_profile
 from engine.audio.sources import PacedFileSource
-from engine.stream.config import StreamConfig, build_processor
-from engine.stream.runner import run_stream
 from engine.model.whisper_model import LoadedModel
 from engine.runtime.mlx_thread import gpu_available
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
+from engine.scoring.latency import summarize, word_latencies
+from engine.scoring.wer import wer_counts
+from engine.session.events import WordEvent
+from engine.stream.config import StreamConfig, build_processor
+from engine.stream.offline import transcribe_audio
+from engine.stream.profiles import Allocation, CalibrationRow, Profile, machine_id, save_profile
+from engine.stream.round import Transcriber
+from engine.stream.runner import run_stream
 
 WER_SLACK = 0.05  # an allocation may be at most 5 points worse than the best WER to be chosen
 
@@ -43,7 +44,9 @@ def candidate_allocations(has_gpu: bool | None = None) -> list[Allocation]:
     ]
 
 
-def measure(loaded: LoadedModel, allocation: Allocation, sample: Path, reference, cancel: threading.Event) -> CalibrationRow:
+def measure(
+    loaded: LoadedModel, allocation: Allocation, sample: Path, reference, cancel: threading.Event
+) -> CalibrationRow:
     """Stream the sample once under allocation, at real-time pace."""
     from engine.power import default_meter
 
@@ -52,15 +55,21 @@ def measure(loaded: LoadedModel, allocation: Allocation, sample: Path, reference
     events: list[WordEvent] = []
     interval = default_meter().start()
     try:
-        done = run_stream(processor, PacedFileSource(sample), pace="realtime",
-                          on_update=lambda u: events.extend(u.confirmed), stop=cancel)
+        done = run_stream(
+            processor,
+            PacedFileSource(sample),
+            pace="realtime",
+            on_update=lambda u: events.extend(u.confirmed),
+            stop=cancel,
+        )
     finally:
         energy = interval.stop()
         processor.close()
     stats = summarize([w.latency for w in word_latencies(reference, events)])
     wer = wer_counts(" ".join(w.text for w in reference), " ".join(e.text for e in events)).wer or 0.0
-    return CalibrationRow(allocation, stats.mean, stats.p90, wer, done.cpu_s / max(done.audio_s, 1e-9),
-                          energy.mean_watts, energy.label())
+    return CalibrationRow(
+        allocation, stats.mean, stats.p90, wer, done.cpu_s / max(done.audio_s, 1e-9), energy.mean_watts, energy.label()
+    )
 
 
 def choose(rows: list[CalibrationRow]) -> tuple[Allocation, list[CalibrationRow]]:
@@ -69,8 +78,10 @@ def choose(rows: list[CalibrationRow]) -> tuple[Allocation, list[CalibrationRow]
     if not measured:
         return Allocation(False), rows
     best_wer = min(r.wer for r in measured)
-    marked = [CalibrationRow(**{**r.__dict__, "accepted": r.mean_latency_s is not None and r.wer <= best_wer + WER_SLACK})
-              for r in rows]
+    marked = [
+        CalibrationRow(**{**r.__dict__, "accepted": r.mean_latency_s is not None and r.wer <= best_wer + WER_SLACK})
+        for r in rows
+    ]
     winner = min((r for r in marked if r.accepted), key=lambda r: r.mean_latency_s)
     return winner.allocation, marked
 
@@ -105,15 +116,20 @@ def calibrate(
 
 def table(profile: Profile) -> str:
     """The measured allocations as a Markdown table (the paper's Figure 12, as text)."""
+
     def f(x: float | None) -> str:
         return "—" if x is None else f"{x:.2f}"
 
-    lines = ["| allocation | mean latency s | p90 latency s | WER | CPU s / audio s | watts | chosen |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| allocation | mean latency s | p90 latency s | WER | CPU s / audio s | watts | chosen |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in profile.rows:
         chosen = "**yes**" if r.allocation == profile.allocation else ("" if r.accepted else "rejected (WER)")
-        lines.append(f"| {r.allocation.label()} | {f(r.mean_latency_s)} | {f(r.p90_latency_s)} | {100 * r.wer:.1f}% "
-                     f"| {r.cpu_s_per_audio_s:.2f} | {f(r.watts)} ({r.energy_source}) | {chosen} |")
+        lines.append(
+            f"| {r.allocation.label()} | {f(r.mean_latency_s)} | {f(r.p90_latency_s)} | {100 * r.wer:.1f}% "
+            f"| {r.cpu_s_per_audio_s:.2f} | {f(r.watts)} ({r.energy_source}) | {chosen} |"
+        )
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
 """Thread-allocation profiles: what calibration chose for this machine and model, saved in the config dir."""
+
 from __future__ import annotations
 
 import json
@@ -87,6 +88,8 @@ def load_profile(model: str, machine: str | None = None) -> Profile | None:
     path = _path(model, machine or machine_id())
     try:
         d = json.loads(path.read_text())
-        return Profile(d["machine"], d["model"], Allocation(**d["allocation"]), [_row_from(r) for r in d["rows"]], d["created"])
+        return Profile(
+            d["machine"], d["model"], Allocation(**d["allocation"]), [_row_from(r) for r in d["rows"]], d["created"]
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None

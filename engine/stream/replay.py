@@ -3,6 +3,7 @@
 Each round gets exactly the audio up to the recorded ``buffer_end`` and the stream clock is the
 recorded one, so a run recorded at realtime pace (words, latencies, stalls) repeats deterministically.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,5 +40,4 @@ def load_recorded(pace_or_path: str | Path) -> RecordedRun:
         raise WhisperFlowError(f"cannot replay {path}: it has no round events (record with --jsonl)")
     done = next((r for r in records if r.get("type") == "done"), None)
     clocks = [float(r["clock"]) for r in rounds]
-    return RecordedRun([float(r["buffer_end"]) for r in rounds], clocks,
-                       float(done["wall_s"]) if done else clocks[-1])
+    return RecordedRun([float(r["buffer_end"]) for r in rounds], clocks, float(done["wall_s"]) if done else clocks[-1])

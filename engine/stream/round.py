@@ -1,26 +1,26 @@
 """One transcription round over an audio buffer: encode, decode, word timestamps."""
+
 from __future__ import annotations
 
 import time
-from copy import copy
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from copy import copy
 from dataclasses import dataclass, field, replace
 
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import HOP_LENGTH, N_FRAMES
-
-from engine.decoder.beam_search import decode_beam, iter_decode_beam, run_steps
 from mlx_whisper.decoding import compression_ratio
 
+from engine.audio.files import SAMPLE_RATE
+from engine.decoder.beam_search import decode_beam, iter_decode_beam, run_steps
 from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult
+from engine.decoder.word_timing import add_word_timestamps, decoded_alignment
 from engine.encoder.fast_encoder import fast_encode
 from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from engine.model.whisper_model import LoadedModel
-from engine.decoder.word_timing import add_word_timestamps, decoded_alignment
 from engine.session.words import Word
-from engine.audio.files import SAMPLE_RATE
 
 MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
 # Every round (padded or not) is checked before its words can be confirmed, as openai-whisper checks a window:
@@ -95,6 +95,7 @@ class Encoded:
 
 def split_segments(tokens: list[int], ts_begin: int, duration: float, tokenizer) -> list[Segment]:
     """Cut sampled tokens into segments at timestamp pairs, as openai-whisper's transcribe does."""
+
     def stamp(tok: int) -> float:
         return (tok - ts_begin) * TIME_PRECISION
 
@@ -109,7 +110,11 @@ def split_segments(tokens: list[int], ts_begin: int, duration: float, tokenizer)
             continue
         stamps = [t for t in piece if t >= ts_begin]
         start = stamp(stamps[0]) if stamps and piece[0] >= ts_begin else 0.0
-        end = stamp(stamps[-1]) if len(stamps) >= 2 or (stamps and piece[-1] >= ts_begin and piece[0] < ts_begin) else duration
+        end = (
+            stamp(stamps[-1])
+            if len(stamps) >= 2 or (stamps and piece[-1] >= ts_begin and piece[0] < ts_begin)
+            else duration
+        )
         segments.append(Segment(start, max(end, start), tokenizer.decode(text_tokens), text_tokens))
     return segments
 
@@ -197,18 +202,37 @@ class Transcriber:
         budget = int(audio_steps * TIME_PRECISION * MAX_TOKENS_PER_SECOND) + 16
         return replace(options, max_tokens=min(options.max_tokens, budget))
 
-    def decode(self, features: mx.array, prompt_tokens: list[int], reference: list[int] | None = None,
-               audio_steps: int | None = None) -> DecodeResult:
+    def decode(
+        self,
+        features: mx.array,
+        prompt_tokens: list[int],
+        reference: list[int] | None = None,
+        audio_steps: int | None = None,
+    ) -> DecodeResult:
         """Decode encoded features; audio_steps caps timestamps at the real audio (20 ms steps)."""
-        return decode_beam(self.model, self.tokenizer, features, prompt_tokens, self.options_for(audio_steps),
-                           reference, audio_steps=audio_steps)
+        return decode_beam(
+            self.model,
+            self.tokenizer,
+            features,
+            prompt_tokens,
+            self.options_for(audio_steps),
+            reference,
+            audio_steps=audio_steps,
+        )
 
-    def decode_steps(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None,
-                     speech_until: float = 0.0) -> Generator[None, None, DecodeResult]:
+    def decode_steps(
+        self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None = None, speech_until: float = 0.0
+    ) -> Generator[None, None, DecodeResult]:
         """The same decoding as a generator pausing after the prefill and each step; returns the result."""
-        return iter_decode_beam(self.model, self.tokenizer, encoded.features, prompt_tokens,
-                                self.options_for(encoded.audio_steps, speech_until), reference,
-                                audio_steps=encoded.audio_steps)
+        return iter_decode_beam(
+            self.model,
+            self.tokenizer,
+            encoded.features,
+            prompt_tokens,
+            self.options_for(encoded.audio_steps, speech_until),
+            reference,
+            audio_steps=encoded.audio_steps,
+        )
 
     def degenerate(self, result: DecodeResult, encoded: Encoded) -> bool:
         """An unpadded round that ran away: it used its whole token budget or repeats itself."""
@@ -218,7 +242,9 @@ class Transcriber:
         used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
         return used_budget or compression_ratio(text) > 2.4
 
-    def padded_round(self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None) -> tuple[Encoded, DecodeResult]:
+    def padded_round(
+        self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None
+    ) -> tuple[Encoded, DecodeResult]:
         """Redo a degenerate round padded to 30 s, which does not run away."""
         padded = self.padded_twin()
         again = padded.encode(encoded.audio)
@@ -227,8 +253,9 @@ class Transcriber:
     def prompt_tokens(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
 
-    def transcribe(self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None,
-                   speech_until: float = 0.0) -> RoundResult:
+    def transcribe(
+        self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None, speech_until: float = 0.0
+    ) -> RoundResult:
         """Encode, decode and time-align one buffer (times relative to the buffer's start); speech_until: a
         voice-activity detector heard speech up to there, so the round may not end before it."""
         if not len(audio) or float(np.max(np.abs(audio))) < DIGITAL_SILENCE:
@@ -239,8 +266,11 @@ class Transcriber:
         """Segments and word timestamps from a decoded round; check: drop a silent or runaway round's words."""
         t = time.perf_counter()
         duration = encoded.n_samples / SAMPLE_RATE
-        segments = [] if check and self.hallucinated(result) else split_segments(
-            result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
+        segments = (
+            []
+            if check and self.hallucinated(result)
+            else split_segments(result.tokens, self.tokenizer.timestamp_begin, duration, self.tokenizer)
+        )
         if segments and self.word_timestamps:
             self.add_words(segments, encoded.features, encoded.n_samples, result)
             clamp_to(segments, duration)
@@ -250,8 +280,17 @@ class Transcriber:
                     segments = []
         frames = encoded.mel.shape[0]
         return RoundResult(
-            segments, result.tokens, result.no_speech_prob, encoded.encode_s, decode_s, time.perf_counter() - t,
-            frames, encoder_gflops(self.model.dims, frames), result.beam_widths, result.guarded, audio_s=duration,
+            segments,
+            result.tokens,
+            result.no_speech_prob,
+            encoded.encode_s,
+            decode_s,
+            time.perf_counter() - t,
+            frames,
+            encoder_gflops(self.model.dims, frames),
+            result.beam_widths,
+            result.guarded,
+            audio_s=duration,
         )
 
     def hallucinated(self, result: DecodeResult) -> bool:
@@ -261,8 +300,9 @@ class Transcriber:
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
         return bool(text.strip()) and compression_ratio(text) > COMPRESSION_RATIO
 
-    def add_words(self, segments: list[Segment], features: mx.array, n_samples: int,
-                  result: DecodeResult | None = None) -> None:
+    def add_words(
+        self, segments: list[Segment], features: mx.array, n_samples: int, result: DecodeResult | None = None
+    ) -> None:
         """Fill each segment's words by DTW over cross-attention: the decoding's own when the result
         carries it, else a second decoder pass over the encoded features."""
         dicts = [dict(start=s.start, end=s.end, tokens=s.tokens) for s in segments]
@@ -273,13 +313,16 @@ class Transcriber:
         add_word_timestamps(dicts, self.model, self.tokenizer, features, frames, alignment)
         for seg, d in zip(segments, dicts):
             seg.start, seg.end = d["start"], d["end"]
-            seg.words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"]))
-                         for w in d["words"] if is_word(w["word"])]
-
+            seg.words = [
+                Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"]))
+                for w in d["words"]
+                if is_word(w["word"])
+            ]
 
 
 def clamp_to(segments: list[Segment], duration: float) -> None:
     """Keep every time within the audio: 0 ≤ start ≤ end ≤ duration."""
+
     def clamp(x: float) -> float:
         return min(max(x, 0.0), duration)
 
@@ -306,7 +349,7 @@ class Round:
         self.padded_retry = False
         self.at_budget = False
 
-    def encode(self) -> "Round":
+    def encode(self) -> Round:
         self.encoded = self.transcriber.encode(self.audio)
         return self
 

@@ -6,18 +6,19 @@ includes compute), ``fast`` (each round takes the next min_chunk at once; clock 
 ``replay:RUN.jsonl`` (each round takes the audio up to a recorded run's round boundary; the clock is
 the recorded one, see engine.stream.replay).
 """
+
 from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from engine.audio.files import SAMPLE_RATE
+from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.session.events import DoneEvent, RoundEvent, StreamUpdate, WordEvent
-from engine.audio.sources import AudioSource
-from engine.audio.files import SAMPLE_RATE
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
 from engine.stream.shown import ShownTracker
@@ -97,7 +98,9 @@ def run_stream(
                 t = time.perf_counter()
                 confirmed = processor.process_iter()
                 rounds += 1
-                report(confirmed, time.perf_counter() - t, _level(chunk), (processor.round_start, consumed / SAMPLE_RATE))
+                report(
+                    confirmed, time.perf_counter() - t, _level(chunk), (processor.round_start, consumed / SAMPLE_RATE)
+                )
         rounds += 1
         finished = report(processor.finish(), 0.0, 0.0, None)
     finally:
@@ -155,4 +158,3 @@ def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Even
     if extra is not None and len(extra):
         parts.append(extra)
     return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), False
-

@@ -4,6 +4,7 @@ After every round the stream shows its confirmed words and its tentative tail. A
 appeared while later rounds repeat it (the same word at about the same time); a shown word that a later round
 neither confirms nor repeats was corrected.
 """
+
 from __future__ import annotations
 
 from engine.session.words import Word
@@ -30,6 +31,7 @@ class ShownTracker:
     def update(self, confirmed: list[Word], tentative: list[Word], now: float) -> list[float]:
         """Take a round's confirmed words and new tentative tail, shown at `now`; return when each confirmed
         word was first shown (now for a word confirmed the moment it appeared)."""
+
         def first(word: Word) -> float:
             at = self._first_shown(word)
             return now if at is None else at

@@ -1,4 +1,5 @@
 """The app's tests run as the app does: cyclic garbage is collected on the GUI thread only."""
+
 import pytest
 
 from app.gui_collector import GuiThreadCollector

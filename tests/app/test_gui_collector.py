@@ -1,4 +1,5 @@
 """Garbage made on a worker thread is collected on the GUI thread, and only while the collector runs."""
+
 import gc
 import os
 import subprocess
@@ -22,6 +23,7 @@ def _make_garbage_on_a_worker(freed_on: list) -> None:
     def work():
         for _ in range(gc.get_threshold()[0] * 2):  # garbage past the youngest generation's threshold
             _Cycle(freed_on)
+
     worker = threading.Thread(target=work)
     worker.start()
     worker.join()
@@ -50,8 +52,10 @@ def test_stopping_the_collector_gives_collection_back_to_the_interpreter(qtbot, 
 
 
 def test_the_app_starts_with_collection_on_the_gui_thread_only():
-    probe = ("from app.main import make_application; import gc; app = make_application([]);"
-             "print(gc.isenabled(), app.quitOnLastWindowClosed(), app.applicationName())")
+    probe = (
+        "from app.main import make_application; import gc; app = make_application([]);"
+        "print(gc.isenabled(), app.quitOnLastWindowClosed(), app.applicationName())"
+    )
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["False", "False", "WhisperFlow"], out.stderr

@@ -1,4 +1,5 @@
 """Settings made in the settings pane and the caption window persist across restarts."""
+
 from __future__ import annotations
 
 import json
@@ -6,11 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from engine.errors import DiskFullError
-from engine.stream.config import validate_stream_config
-
 from app.main import WhisperFlowApp
 from app.settings import SETTINGS_FILE, AppSettings, load_settings, save_settings, settings_path
+from engine.errors import DiskFullError
+from engine.stream.config import validate_stream_config
 
 
 @pytest.fixture()
@@ -49,8 +49,13 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     assert (again.min_chunk_s, again.beam_size, again.hush, again.pipeline) == (1.5, 3, False, True)
     assert again.beam_pruning is None and again.effective().beam_pruning is True  # untouched: the policy decides
     caption = again.caption
-    assert (caption.font_size, caption.lines, caption.opacity, caption.hide_after_s, caption.show_latency) == \
-        (30, 3, 0.55, 12.0, True)
+    assert (caption.font_size, caption.lines, caption.opacity, caption.hide_after_s, caption.show_latency) == (
+        30,
+        3,
+        0.55,
+        12.0,
+        True,
+    )
     assert again.stream_config().resolved().beam_size == 3
 
 
@@ -107,8 +112,9 @@ def test_a_damaged_settings_file_gives_defaults(isolated_dirs):
 
 
 def test_values_out_of_range_are_dropped_and_the_rest_kept(isolated_dirs):
-    settings_path().write_text('{"min_chunk_s": -1, "beam_size": 0, "buffer_trimming_s": "x", "hush": true, '
-                               '"caption": {"lines": 1}}')
+    settings_path().write_text(
+        '{"min_chunk_s": -1, "beam_size": 0, "buffer_trimming_s": "x", "hush": true, "caption": {"lines": 1}}'
+    )
     loaded = load_settings()
     assert (loaded.min_chunk_s, loaded.beam_size) == (None, None)  # the policy decides them again
     assert loaded.hush is True and loaded.caption.lines == 1
@@ -116,14 +122,28 @@ def test_values_out_of_range_are_dropped_and_the_rest_kept(isolated_dirs):
 
 
 def test_caption_values_of_the_wrong_kind_or_out_of_range_fall_back_to_the_defaults(isolated_dirs):
-    saved = {"font_size": 10000, "opacity": 0.5, "lines": "three", "hide_after_s": -4, "unsure_below": 1.5,
-             "text_color": "#112233", "background_color": 7, "show_latency": True, "geometry": [1, 2, "x", 4]}
+    saved = {
+        "font_size": 10000,
+        "opacity": 0.5,
+        "lines": "three",
+        "hide_after_s": -4,
+        "unsure_below": 1.5,
+        "text_color": "#112233",
+        "background_color": 7,
+        "show_latency": True,
+        "geometry": [1, 2, "x", 4],
+    }
     settings_path().write_text(json.dumps({"caption": saved}))
     caption, default = load_settings().caption, AppSettings().caption
     assert (caption.opacity, caption.text_color, caption.show_latency) == (0.5, "#112233", True)
-    assert (caption.font_size, caption.lines, caption.hide_after_s, caption.unsure_below,
-            caption.background_color, caption.geometry) == (default.font_size, default.lines, default.hide_after_s,
-                                                           default.unsure_below, default.background_color, None)
+    assert (
+        caption.font_size,
+        caption.lines,
+        caption.hide_after_s,
+        caption.unsure_below,
+        caption.background_color,
+        caption.geometry,
+    ) == (default.font_size, default.lines, default.hide_after_s, default.unsure_below, default.background_color, None)
 
 
 def _damaged_settings(rng: np.random.Generator, good: bytes) -> bytes:

@@ -1,4 +1,5 @@
 """The command line with bad options, bad paths, a full disk, a kill -9 and an unplugged device (issue 15)."""
+
 import json
 import os
 import shutil
@@ -8,23 +9,25 @@ import sys
 import time
 
 import pytest
-
-from testdata import DATA, REPO
 from test_stream import CLIP, read_jsonl, wer, whisperflow
+from testdata import DATA, REPO
 
 
-@pytest.mark.parametrize("args, message", [
-    (["stream", str(CLIP), "--min-chunk", "0", "--pace", "fast"], "--min-chunk must be from 0.1 to 10 s (got 0)"),
-    (["stream", str(CLIP), "--min-chunk", "-1"], "--min-chunk must be from 0.1 to 10 s (got -1)"),
-    (["stream", str(CLIP), "--min-chunk", "nan"], "--min-chunk must be from 0.1 to 10 s (got nan)"),
-    (["stream", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
-    (["stream", str(CLIP), "--beam", "-1"], "--beam must be from 1 to 16 (got -1)"),
-    (["stream", str(CLIP), "--hush-min", "31"], "--hush-min must be from 0 to 29.5 s (got 31)"),
-    (["transcribe", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
-    (["stream", str(CLIP), "--language", "klingon"], "--language must be a language Whisper knows"),
-    (["stream", str(CLIP), "--model", "tiny"], "--model must be one of"),
-    (["stream", "--device", "x", "--duration", "-3"], "--duration must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["stream", str(CLIP), "--min-chunk", "0", "--pace", "fast"], "--min-chunk must be from 0.1 to 10 s (got 0)"),
+        (["stream", str(CLIP), "--min-chunk", "-1"], "--min-chunk must be from 0.1 to 10 s (got -1)"),
+        (["stream", str(CLIP), "--min-chunk", "nan"], "--min-chunk must be from 0.1 to 10 s (got nan)"),
+        (["stream", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
+        (["stream", str(CLIP), "--beam", "-1"], "--beam must be from 1 to 16 (got -1)"),
+        (["stream", str(CLIP), "--hush-min", "31"], "--hush-min must be from 0 to 29.5 s (got 31)"),
+        (["transcribe", str(CLIP), "--beam", "0"], "--beam must be from 1 to 16 (got 0)"),
+        (["stream", str(CLIP), "--language", "klingon"], "--language must be a language Whisper knows"),
+        (["stream", str(CLIP), "--model", "tiny"], "--model must be one of"),
+        (["stream", "--device", "x", "--duration", "-3"], "--duration must be a positive number"),
+    ],
+)
 def test_out_of_range_options_are_refused_with_the_allowed_range(args, message, capsys):
     from cli.main import main
 
@@ -86,9 +89,23 @@ def test_a_full_disk_stops_the_jsonl_but_not_the_captions(tmp_path):
         pytest.skip("no user/mount namespaces here")
     # the tmpfs is private to the child: check the file from inside before it disappears
     script = FULL_DISK + ""
-    run = subprocess.run(["unshare", "-rm", "sh", "-c", script.replace('exec "$2"', '"$2"') + '\ncat "$1/out.jsonl"',
-                          "sh", str(mnt), sys.executable, str(speech)],
-                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    run = subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            script.replace('exec "$2"', '"$2"') + '\ncat "$1/out.jsonl"',
+            "sh",
+            str(mnt),
+            sys.executable,
+            str(speech),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("stopped writing") == 1 and "Traceback" not in run.stderr, run.stderr
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
@@ -100,8 +117,24 @@ def test_a_full_disk_stops_the_jsonl_but_not_the_captions(tmp_path):
 
 def test_kill_9_loses_no_word_that_was_shown(tmp_path):
     out = tmp_path / "live.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", str(CLIP), "--pace", "realtime", "--beam", "1",
-                             "--jsonl", str(out)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "stream",
+            str(CLIP),
+            "--pace",
+            "realtime",
+            "--beam",
+            "1",
+            "--jsonl",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=REPO,
+    )
     shown = b""
     os.set_blocking(proc.stdout.fileno(), False)
     deadline = time.monotonic() + 120
@@ -114,13 +147,18 @@ def test_kill_9_loses_no_word_that_was_shown(tmp_path):
     printed = shown.decode().split()
     assert len(printed) >= 4
     saved = [e["text"] for e in read_jsonl(out) if e["type"] == "word"]
-    assert saved[:len(printed)] == printed
+    assert saved[: len(printed)] == printed
 
 
 def test_an_unplugged_device_keeps_the_tail_and_writes_done(virtual_mic, tmp_path):
     out = tmp_path / "mic.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", "--device", virtual_mic.device, "--jsonl",
-                             str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "stream", "--device", virtual_mic.device, "--jsonl", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     assert any(line.startswith("listening:") for line in proc.stderr)
     virtual_mic.play(CLIP).wait(timeout=30)
     time.sleep(0.5)
@@ -135,19 +173,29 @@ def test_an_unplugged_device_keeps_the_tail_and_writes_done(virtual_mic, tmp_pat
 
 
 # As where libportaudio2 is not installed: sounddevice's search for the library finds none.
-WITHOUT_PORTAUDIO = ("import ctypes.util, sys; ctypes.util.find_library = lambda name: None; "
-                     "from cli.main import main; sys.exit(main(sys.argv[1:]))")
+WITHOUT_PORTAUDIO = (
+    "import ctypes.util, sys; ctypes.util.find_library = lambda name: None; "
+    "from cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 def test_without_portaudio_files_still_stream_and_inputs_say_what_to_install(tmp_path):
     out = tmp_path / "events.jsonl"
-    run = subprocess.run([sys.executable, "-c", WITHOUT_PORTAUDIO, "stream", str(CLIP), "--pace", "fast",
-                          "--jsonl", str(out)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    run = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PORTAUDIO, "stream", str(CLIP), "--pace", "fast", "--jsonl", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert run.returncode == 0, run.stderr
     words = " ".join(e["text"] for e in read_jsonl(out) if e["type"] == "word")
     assert wer(words) < 0.2
-    listed = subprocess.run([sys.executable, "-c", WITHOUT_PORTAUDIO, "devices"], capture_output=True, text=True,
-                            timeout=120, cwd=REPO)
+    listed = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PORTAUDIO, "devices"], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
     assert listed.returncode == 2
-    assert listed.stderr.startswith("error: Audio inputs need the PortAudio library") and "libportaudio2" in listed.stderr
+    assert (
+        listed.stderr.startswith("error: Audio inputs need the PortAudio library") and "libportaudio2" in listed.stderr
+    )
     assert "Traceback" not in listed.stderr

@@ -1,4 +1,5 @@
 """`whisperflow stream` end to end on real audio with the real tiny.en model."""
+
 import json
 import os
 import subprocess
@@ -6,9 +7,8 @@ import sys
 from pathlib import Path
 
 import jiwer
-from whisper_normalizer.english import EnglishTextNormalizer
 from testdata import DATA
-
+from whisper_normalizer.english import EnglishTextNormalizer
 
 CLIP = DATA / "LJ001-0009.wav"
 REFERENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
@@ -16,8 +16,13 @@ normalize = EnglishTextNormalizer()
 
 
 def whisperflow(*args, timeout=300, env=None):
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env or os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env or os.environ.copy(),
+    )
 
 
 def wer(hypothesis: str) -> float:
@@ -60,7 +65,9 @@ def test_stream_unaware_emits_on_the_audio_clock(tmp_path):
     assert run.returncode == 0, run.stderr
     words = [e for e in read_jsonl(out) if e["type"] == "word"]
     # the clock advances by 2 s of audio per round, so every emission time is a round boundary (or the end)
-    assert all(abs(w["emitted"] / 2 - round(w["emitted"] / 2)) < 1e-6 or abs(w["emitted"] - 7.554) < 0.01 for w in words)
+    assert all(
+        abs(w["emitted"] / 2 - round(w["emitted"] / 2)) < 1e-6 or abs(w["emitted"] - 7.554) < 0.01 for w in words
+    )
     assert all(w["emitted"] >= w["end"] - 0.5 for w in words)
 
 
@@ -78,8 +85,22 @@ def test_stream_runs_flow_by_default_as_the_app_does(tmp_path):
 def test_stream_from_pulseaudio_virtual_microphone(virtual_mic, tmp_path):
     out = tmp_path / "mic.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "stream", "--device", virtual_mic.device, "--duration", "11", "--jsonl", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "stream",
+            "--device",
+            virtual_mic.device,
+            "--duration",
+            "11",
+            "--jsonl",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
     )
     assert any(line.startswith("listening:") for line in proc.stderr)  # model loaded, device open
     virtual_mic.play(CLIP).wait(timeout=30)
@@ -123,8 +144,13 @@ def test_terminal_captions_show_a_period_the_next_word_contradicts_as_a_comma():
     from engine.session.words import Word
 
     def update(*texts, tentative=()):
-        return StreamUpdate(confirmed=[WordEvent(t, 0.0, 0.1, 0.2) for t in texts],
-                            tentative=[Word(t, 0.1, 0.2) for t in tentative], clock=0.2, round_s=0.1, buffer_s=1.0)
+        return StreamUpdate(
+            confirmed=[WordEvent(t, 0.0, 0.1, 0.2) for t in texts],
+            tentative=[Word(t, 0.1, 0.2) for t in tentative],
+            clock=0.2,
+            round_s=0.1,
+            buffer_s=1.0,
+        )
 
     out = io.StringIO()
     captions = _CaptionPrinter(out)

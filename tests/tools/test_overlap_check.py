@@ -1,5 +1,6 @@
 """The overlap check times the accelerator's encodes alone and beside numpy decoding; without a GPU its executor
 is a CPU stream, and every measurement still runs."""
+
 import re
 
 from tools.overlap_check import main

@@ -1,4 +1,5 @@
 """The period study counts each period by what the captions show and what the reference has there."""
+
 from tools.period_study import count
 
 

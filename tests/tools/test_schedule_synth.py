@@ -1,7 +1,9 @@
 """schedule-synth rebuilds the realtime loop around recorded round times; its schedules replay round for round."""
+
 import json
 
 import pytest
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import FileSource
@@ -9,7 +11,6 @@ from engine.scoring.wer import wer_counts
 from engine.session.events import round_record
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
-from testdata import DATA
 from tools.schedule_synth import main, synthesize
 
 
@@ -27,8 +28,9 @@ def test_fast_rounds_wait_for_the_min_chunk_and_the_last_takes_the_rest_when_the
 def test_slow_rounds_take_every_whole_block_that_arrived_meanwhile():
     events = synthesize([0.25, 0.33], duration_s=1.5, min_chunk_s=0.1)
     # the first round waits for 0.1 s; each later one takes the 20 ms blocks released by the previous one's end
-    assert ends_and_clocks(events) == pytest.approx([0.1, 0.35, 0.34, 0.68, 0.68, 0.93, 0.92, 1.26,
-                                                     1.26, 1.51, 1.5, 1.84])
+    assert ends_and_clocks(events) == pytest.approx(
+        [0.1, 0.35, 0.34, 0.68, 0.68, 0.93, 0.92, 1.26, 1.26, 1.51, 1.5, 1.84]
+    )
 
 
 def test_the_offset_starts_at_a_later_recorded_round_time():
@@ -39,8 +41,10 @@ def test_a_schedule_from_a_bench_row_replays_round_for_round(tiny_model, tmp_pat
     audio = DATA / "LJ001-0008.wav"
     duration = len(load_audio(audio)) / SAMPLE_RATE
     results = tmp_path / "results.jsonl"
-    rows = [{"type": "meta"}, {"type": "stream", "config": "fast machine", "duration_s": duration,
-                               "round_s": [1.5, 0.07, 0.09, 0.08]}]
+    rows = [
+        {"type": "meta"},
+        {"type": "stream", "config": "fast machine", "duration_s": duration, "round_s": [1.5, 0.07, 0.09, 0.08]},
+    ]
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     schedule = tmp_path / "schedule.jsonl"
     assert main([str(results), "--config", "fast machine", "--min-chunk", "0.5", "--out", str(schedule)]) == 0
@@ -68,8 +72,10 @@ def test_a_missing_row_is_named_with_the_rows_there_are(tmp_path, capsys):
 
 def test_a_row_without_round_times_and_an_unwritable_schedule_are_named(tmp_path, capsys):
     results = tmp_path / "results.jsonl"
-    rows = [{"type": "stream", "config": "peer", "duration_s": 1.0},
-            {"type": "stream", "config": "serial", "duration_s": 1.0, "round_s": [0.5, 0.1]}]
+    rows = [
+        {"type": "stream", "config": "peer", "duration_s": 1.0},
+        {"type": "stream", "config": "serial", "duration_s": 1.0, "round_s": [0.5, 0.1]},
+    ]
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main([str(results), "--config", "peer", "--min-chunk", "0.2", "--out", str(tmp_path / "s.jsonl")]) == 1
     assert "the row 'peer' has no round times" in capsys.readouterr().err

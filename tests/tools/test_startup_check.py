@@ -1,4 +1,5 @@
 """The start-up check runs its stages in a fresh process, in order, each with a time and the memory after it."""
+
 import re
 import sys
 

@@ -1,10 +1,12 @@
 """The window study decodes the windows around a word, each starting at a confirmed word's end, and prints what
 each transcriber writes there."""
+
 import json
+
+from testdata import DATA
 
 from engine.audio.files import load_audio
 from engine.session.events import WordEvent
-from testdata import DATA
 from tools.window_study import flow_transcriber, main, window_start
 
 
@@ -19,11 +21,30 @@ def test_the_study_prints_a_row_per_transcriber_with_the_words_near_the_span(tin
     clip = DATA / "LJ001-0009.wav"  # "Printing, then, for our purpose, may be considered as the art of making books…"
     words = flow_transcriber(tiny_model).transcribe(load_audio(clip)).words
     run = tmp_path / "run.jsonl"
-    run.write_text("".join(json.dumps(dict(type="word", text=w.text, start=w.start, end=w.end, emitted=w.end)) + "\n"
-                           for w in words))
+    run.write_text(
+        "".join(
+            json.dumps(dict(type="word", text=w.text, start=w.start, end=w.end, emitted=w.end)) + "\n" for w in words
+        )
+    )
     considered = next(w for w in words if "considered" in w.text)
-    assert main([str(clip), str(run), "--span", str(considered.start), str(considered.end),
-                 "--before", "1", "--after", "0.5", "--beam", "1"]) == 0
+    assert (
+        main(
+            [
+                str(clip),
+                str(run),
+                "--span",
+                str(considered.start),
+                str(considered.end),
+                "--before",
+                "1",
+                "--after",
+                "0.5",
+                "--beam",
+                "1",
+            ]
+        )
+        == 0
+    )
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "|---" not in line][1:]
     assert [row.split(" | ")[:2] for row in rows] == [["| hush word", "1"], ["| padded to 30 s", "1"]]
     for row in rows:

@@ -1,4 +1,5 @@
 """The `whisperflow bench` subcommand: run configurations over the corpus, or score another system's JSONL."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,33 +35,72 @@ def register(subparsers) -> None:
     from tools.bench.configs import SYNTAX_HELP
 
     p = subparsers.add_parser(
-        "bench", help="WER, per-word latency and cost of streaming configurations on the speech corpus",
+        "bench",
+        help="WER, per-word latency and cost of streaming configurations on the speech corpus",
         description="Benchmark streaming configurations side by side on real speech, or score a stream JSONL.",
-        epilog=EPILOG.format(syntax=textwrap.fill(SYNTAX_HELP, 100, initial_indent="  ", subsequent_indent="  ")), formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--manifest", type=Path, help="corpus manifest TSV (default: shared/corpus/manifest.tsv found "
-                                                   "in the working directory or a folder above it)")
-    p.add_argument("--kind", nargs="+", metavar="KIND",
-                   help=f"kinds of audio to run (default: {' '.join(DEFAULT_KINDS)}, unless --files is given)")
+        epilog=EPILOG.format(syntax=textwrap.fill(SYNTAX_HELP, 100, initial_indent="  ", subsequent_indent="  ")),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--manifest",
+        type=Path,
+        help="corpus manifest TSV (default: shared/corpus/manifest.tsv found "
+        "in the working directory or a folder above it)",
+    )
+    p.add_argument(
+        "--kind",
+        nargs="+",
+        metavar="KIND",
+        help=f"kinds of audio to run (default: {' '.join(DEFAULT_KINDS)}, unless --files is given)",
+    )
     p.add_argument("--files", nargs="+", metavar="PATTERN", help="only manifest files matching these names or globs")
-    p.add_argument("--configs", nargs="+", default=["baseline"], metavar="SPEC", help="configurations to compare "
-                   "(default: baseline); syntax below")
-    p.add_argument("--pace", default="realtime", choices=("realtime", "fast", "unaware"),
-                   help="pace of the measured run (default realtime: audio arrives at wall-clock speed)")
-    p.add_argument("--lower-bound", action=argparse.BooleanOptionalAction, default=True,
-                   help="also run at the unaware pace for the computation-unaware lower bound (default: yes)")
-    p.add_argument("--reference-model", metavar="MODEL",
-                   help="model whose offline transcript gives word end times where there is no forced alignment "
-                        "(default: the strongest installed model)")
+    p.add_argument(
+        "--configs",
+        nargs="+",
+        default=["baseline"],
+        metavar="SPEC",
+        help="configurations to compare (default: baseline); syntax below",
+    )
+    p.add_argument(
+        "--pace",
+        default="realtime",
+        choices=("realtime", "fast", "unaware"),
+        help="pace of the measured run (default realtime: audio arrives at wall-clock speed)",
+    )
+    p.add_argument(
+        "--lower-bound",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run at the unaware pace for the computation-unaware lower bound (default: yes)",
+    )
+    p.add_argument(
+        "--reference-model",
+        metavar="MODEL",
+        help="model whose offline transcript gives word end times where there is no forced alignment "
+        "(default: the strongest installed model)",
+    )
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: bench-results/DATE-TIME)")
-    p.add_argument("--peer-script", type=Path, metavar="PATH",
-                   help="Whisper-Streaming's whisper_online.py (a checkout of ufal/whisper_streaming), for the `peer` "
-                        "configuration: faster-whisper, CPU int8, the same tiny.en; skipped with a note without it")
-    p.add_argument("--resume", action="store_true", help="keep the results already in --out and run only what is missing")
+    p.add_argument(
+        "--peer-script",
+        type=Path,
+        metavar="PATH",
+        help="Whisper-Streaming's whisper_online.py (a checkout of ufal/whisper_streaming), for the `peer` "
+        "configuration: faster-whisper, CPU int8, the same tiny.en; skipped with a note without it",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="keep the results already in --out and run only what is missing"
+    )
     score = p.add_argument_group("scoring another system's output")
-    score.add_argument("--score-jsonl", type=Path, metavar="FILE", help="a JSONL in the `whisperflow stream` event format")
+    score.add_argument(
+        "--score-jsonl", type=Path, metavar="FILE", help="a JSONL in the `whisperflow stream` event format"
+    )
     score.add_argument("--audio", type=Path, help="the audio that FILE transcribes")
-    score.add_argument("--reference", metavar="TEXT_OR_FILE", help="reference transcript: text, a text file or a "
-                       "TextGrid (default: the manifest's, else the reference model's offline transcript)")
+    score.add_argument(
+        "--reference",
+        metavar="TEXT_OR_FILE",
+        help="reference transcript: text, a text file or a "
+        "TextGrid (default: the manifest's, else the reference model's offline transcript)",
+    )
     score.add_argument("--label", help="name for FILE in the table (default: its file name)")
     p.set_defaults(func=cmd_bench)
 
@@ -84,8 +124,11 @@ def cmd_bench(args) -> int:
 
         if args.audio is None:
             raise WhisperFlowError("--score-jsonl needs --audio AUDIO (the audio the JSONL transcribes)")
-        print(score_jsonl(args.score_jsonl, args.audio, args.reference, _manifest(args), reference_model,
-                          args.label, args.out))
+        print(
+            score_jsonl(
+                args.score_jsonl, args.audio, args.reference, _manifest(args), reference_model, args.label, args.out
+            )
+        )
         return 0
     if args.audio or args.reference or args.label:
         raise WhisperFlowError("--audio, --reference and --label go with --score-jsonl")
@@ -115,16 +158,20 @@ def _run(args, reference_model: str) -> int:
     out = args.out or Path("bench-results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     plan = BenchPlan(entries, configs, args.pace, args.lower_bound, reference_model, manifest, args.peer_script)
     log = ResultsLog(out / "results.jsonl", resume=args.resume)
-    print(f"{len(entries)} files ({sum(e.duration_s for e in entries):.0f} s of audio), {len(configs)} configuration(s), "
-          f"pace {args.pace}; word end times from forced alignment or offline {reference_model}; results in {out}",
-          file=sys.stderr)
+    print(
+        f"{len(entries)} files ({sum(e.duration_s for e in entries):.0f} s of audio), {len(configs)} configuration(s), "
+        f"pace {args.pace}; word end times from forced alignment or offline {reference_model}; results in {out}",
+        file=sys.stderr,
+    )
     interrupted, failure = False, None
     try:
         run_plan(plan, log)
     except KeyboardInterrupt:
         interrupted = True
-        print(f"\ninterrupted: reporting the finished results (continue with the same command and --out {out} --resume)",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted: reporting the finished results (continue with the same command and --out {out} --resume)",
+            file=sys.stderr,
+        )
     except WhisperFlowError as exc:
         failure = exc
     table, written = write_report(log.records, out)

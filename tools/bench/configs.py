@@ -3,6 +3,7 @@
 Examples: ``baseline``, ``baseline+hush``, ``flow``, ``flow:min_chunk=0.5``, ``baseline:beam=5,model=base``.
 FLAGs switch a yes/no setting on (hush, pruning, pipeline); KEYs set any stream setting.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,23 +15,38 @@ from engine.stream.config import POLICIES, StreamConfig
 from tools.bench.peer import PEER_LABEL
 
 # Short names accepted in specs, for StreamConfig fields.
-ALIASES = {"min_chunk": "min_chunk_s", "chunk": "min_chunk_s", "beam": "beam_size",
-           "pruning": "beam_pruning", "trim": "buffer_trimming_s", "threads": "blas_threads",
-           "handoff": "handoff_tokens", "guard": "guard_frames", "loop": "loop_tokens", "margin": "emit_margin_s", "gap": "agree_gap_s",
-           "unsure_gap": "unsure_gap_s",
-           "max_delay": "max_delay_s", "hush_min": "hush_min_s"}
+ALIASES = {
+    "min_chunk": "min_chunk_s",
+    "chunk": "min_chunk_s",
+    "beam": "beam_size",
+    "pruning": "beam_pruning",
+    "trim": "buffer_trimming_s",
+    "threads": "blas_threads",
+    "handoff": "handoff_tokens",
+    "guard": "guard_frames",
+    "loop": "loop_tokens",
+    "margin": "emit_margin_s",
+    "gap": "agree_gap_s",
+    "unsure_gap": "unsure_gap_s",
+    "max_delay": "max_delay_s",
+    "hush_min": "hush_min_s",
+}
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
 SYNTAX_HELP = (
-    "[NAME=]POLICY[+FLAG...][:KEY=VALUE,...] (NAME labels the row), or peer (Whisper-Streaming's whisper_online.py, see --peer-script);"
-    " POLICY is one of " + ", ".join(POLICIES)
+    "[NAME=]POLICY[+FLAG...][:KEY=VALUE,...] (NAME labels the row), or peer (Whisper-Streaming's whisper_online.py, "
+    "see --peer-script);"
+    " POLICY is one of "
+    + ", ".join(POLICIES)
     + "; FLAG is hush, pruning, verify, pipeline or vad; KEY is min_chunk (s), beam, model, language, trim (s),"
     " trim_at (segment/word), emit (agreement/alignatt/hybrid), margin (s), gap (s: agreement across rounds this far"
     " apart), unsure_gap (s: the same for a word its round is unsure of),"
     " max_delay (s), hush_min (s: silence before the hush word up to this input length), hush, pruning, vad"
-    " or pipeline (on/off), guard (frames; 0 off), loop (tokens; 0 off), threads and handoff (an explicit thread allocation instead of the"
+    " or pipeline (on/off), guard (frames; 0 off), loop (tokens; 0 off), threads and handoff (an explicit thread"
+    " allocation instead of the"
     " calibrated one)."
-    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base  flow:threads=1,handoff=8  flow+hush:guard=4"
+    " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base"
+    "  flow:threads=1,handoff=8  flow+hush:guard=4"
 )
 
 

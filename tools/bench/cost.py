@@ -1,4 +1,5 @@
 """What streaming cost: rounds, round time split, real-time factor, CPU, memory, encoder GFLOPs, beam."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """The speech corpus manifest (TSV: file, duration_s, kind, reference, ...) and which entries a run uses."""
+
 from __future__ import annotations
 
 import csv
@@ -59,16 +60,20 @@ def load_manifest(path: Path) -> list[ManifestEntry]:
     return entries
 
 
-def select(entries: list[ManifestEntry], kinds: list[str] | None = None,
-           files: list[str] | None = None) -> list[ManifestEntry]:
+def select(
+    entries: list[ManifestEntry], kinds: list[str] | None = None, files: list[str] | None = None
+) -> list[ManifestEntry]:
     """Entries of the given kinds whose manifest path matches one of the patterns (glob or exact name)."""
     if kinds:
         known = {e.kind for e in entries}
         unknown = [k for k in kinds if k not in known]
         if unknown:
-            raise WhisperFlowError(f"no files of kind {', '.join(unknown)} in the manifest; kinds: {', '.join(sorted(known))}")
+            raise WhisperFlowError(
+                f"no files of kind {', '.join(unknown)} in the manifest; kinds: {', '.join(sorted(known))}"
+            )
         entries = [e for e in entries if e.kind in kinds]
     if files:
+
         def matches(e: ManifestEntry, pattern: str) -> bool:
             return fnmatch.fnmatch(e.name, pattern) or fnmatch.fnmatch(Path(e.name).name, pattern)
 

@@ -4,6 +4,7 @@ Linux's ``ru_maxrss`` survives fork and execve: a worker started by a bench that
 at least 550 MB, whatever it uses itself. ``VmHWM`` in /proc/self/status is the high-water mark of this process's
 own address space, which execve starts afresh. Elsewhere (macOS) ``ru_maxrss`` is what there is.
 """
+
 from __future__ import annotations
 
 import resource

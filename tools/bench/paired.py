@@ -4,6 +4,7 @@ A few errors move a row's WER by tenths of a point on 51 short clips, and clips 
 do. Resampling whole files (with replacement) and recomputing both rows' WER on the same resample gives an interval
 for the difference that accounts for that.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -6,6 +6,7 @@ tools.bench.peer SCRIPT ARGS…``): faster-whisper's ``WhisperModel`` is made to
 (the script hard-codes CUDA float16; its own comment gives the CPU line), and ``librosa.load``, the one librosa
 call the script makes, reads the file with soundfile and resamples with soxr, so librosa need not be installed.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -26,8 +27,14 @@ from tools.bench.memory import peak_rss_mb
 
 PEER_LABEL = "peer"
 PEAK_MARK = "peer peak RSS MB: "  # the launcher's last line on stderr (the wait4 figure includes the bench's own)
-PEER_SETTINGS = {"system": "whisper_online.py (ufal/whisper_streaming)", "backend": "faster-whisper",
-                 "device": "cpu", "compute_type": "int8", "min_chunk_s": 1.0, "buffer_trimming_s": 15.0}
+PEER_SETTINGS = {
+    "system": "whisper_online.py (ufal/whisper_streaming)",
+    "backend": "faster-whisper",
+    "device": "cpu",
+    "compute_type": "int8",
+    "min_chunk_s": 1.0,
+    "buffer_trimming_s": 15.0,
+}
 
 
 def peer_missing(script: Path | None) -> str | None:
@@ -48,15 +55,40 @@ def _words(line: str) -> list[dict]:
     words = [w for w in " ".join(text).split() if w]
     begin_s, end_s = float(begin) / 1000, float(end) / 1000
     step = (end_s - begin_s) / max(len(words), 1)
-    return [{"type": "word", "text": w, "start": round(begin_s + i * step, 3), "end": round(begin_s + (i + 1) * step, 3),
-             "emitted": round(float(emitted) / 1000, 3)} for i, w in enumerate(words)]
+    return [
+        {
+            "type": "word",
+            "text": w,
+            "start": round(begin_s + i * step, 3),
+            "end": round(begin_s + (i + 1) * step, 3),
+            "emitted": round(float(emitted) / 1000, 3),
+        }
+        for i, w in enumerate(words)
+    ]
 
 
 def run_peer(script: Path, audio: Path, model_dir: Path, pace: str) -> dict:
     """Stream audio through the peer at pace (realtime: its simultaneous mode; otherwise its computation-unaware
     mode); returns a stream record's words, done totals and peak memory (the child's own: PEAK_MARK)."""
-    args = [sys.executable, "-m", "tools.bench.peer", str(script), str(audio), "--model", "tiny.en", "--model_dir",
-            str(model_dir), "--lan", "en", "--backend", "faster-whisper", "--min-chunk-size", "1.0", "-l", "ERROR"]
+    args = [
+        sys.executable,
+        "-m",
+        "tools.bench.peer",
+        str(script),
+        str(audio),
+        "--model",
+        "tiny.en",
+        "--model_dir",
+        str(model_dir),
+        "--lan",
+        "en",
+        "--backend",
+        "faster-whisper",
+        "--min-chunk-size",
+        "1.0",
+        "-l",
+        "ERROR",
+    ]
     if pace != "realtime":
         args.append("--comp_unaware")
     t0 = time.perf_counter()
@@ -73,10 +105,17 @@ def run_peer(script: Path, audio: Path, model_dir: Path, pace: str) -> dict:
         raise WhisperFlowError("the peer failed:\n  " + "\n  ".join(errors[-3:]))
     lines = [line for line in out.splitlines() if line.strip() and line.split()[0].replace(".", "").isdigit()]
     words = [w for line in lines for w in _words(line)]
-    return {"words": words,
-            "done": {"audio_s": sf.info(str(audio)).duration, "wall_s": wall, "rounds": None,
-                     "cpu_s": usage.ru_utime + usage.ru_stime, "notices": []},
-            "peak_rss_mb": peaks[-1] if peaks else None}
+    return {
+        "words": words,
+        "done": {
+            "audio_s": sf.info(str(audio)).duration,
+            "wall_s": wall,
+            "rounds": None,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "notices": [],
+        },
+        "peak_rss_mb": peaks[-1] if peaks else None,
+    }
 
 
 def _cpu_int8_model():

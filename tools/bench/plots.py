@@ -1,5 +1,6 @@
 """The paper's pictures, as PNGs: latency against WER (with the offline gold), an ablation bar chart of
 latency, per-word latency over stream time, and the soak's latency per minute."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,7 +60,9 @@ def latency_vs_wer(summary: dict, path: Path) -> bool:
                 ax.plot([lb, lat], [lb_wer * 100, wer * 100], ":", color=color, lw=1)
         for j, gold in enumerate(group["gold"]):
             if gold["wer"] is not None:
-                ax.axhline(gold["wer"] * 100, ls="--", color="0.4", lw=1 + j * 0.5, label=f"offline {gold['model']} (gold)")
+                ax.axhline(
+                    gold["wer"] * 100, ls="--", color="0.4", lw=1 + j * 0.5, label=f"offline {gold['model']} (gold)"
+                )
         bounds = any(r["lower_bound"]["mean"] is not None for r in group["rows"])
         ax.set_title(f"{group['kind']}: latency vs WER" + (" (hollow: unaware lower bound)" if bounds else ""))
         ax.set_xlabel("mean per-word latency (s)")
@@ -92,8 +95,16 @@ def ablation(summary: dict, path: Path) -> bool:
             p90 = np.array([s.get("p90") if s.get("p90") is not None else np.nan for s in stats])
             upper = np.clip(np.nan_to_num(p90 - means), 0, None)
             offset = (i - (len(present) - 1) / 2) * width
-            ax.bar(x + offset, np.nan_to_num(means), width, color="C0", alpha=alpha, label=label,
-                   yerr=[np.zeros_like(upper), upper], capsize=2)
+            ax.bar(
+                x + offset,
+                np.nan_to_num(means),
+                width,
+                color="C0",
+                alpha=alpha,
+                label=label,
+                yerr=[np.zeros_like(upper), upper],
+                capsize=2,
+            )
         top = max([r["latency"]["p90"] or 0 for r in rows] + [0.5])
         for xi, r in zip(x, rows):
             ax.text(xi, top * 1.05, f"WER {100 * r['wer']:.1f}%", ha="center", fontsize="x-small")
@@ -109,7 +120,7 @@ def ablation(summary: dict, path: Path) -> bool:
 
 def _rolling_median(values: np.ndarray, window: int = 15) -> np.ndarray:
     half = window // 2
-    return np.array([np.median(values[max(0, i - half): i + half + 1]) for i in range(len(values))])
+    return np.array([np.median(values[max(0, i - half) : i + half + 1]) for i in range(len(values))])
 
 
 def latency_over_time(streams: list[dict], path: Path) -> bool:
@@ -131,8 +142,14 @@ def latency_over_time(streams: list[dict], path: Path) -> bool:
             measured = r["role"] == "measured"
             if measured:
                 ax.scatter(t, lat, s=6, color=color, alpha=0.35)
-            ax.plot(t, _rolling_median(lat), "-" if measured else "--", color=color, lw=1.5 if measured else 1,
-                    label=f"{r['config']} ({r['pace']})")
+            ax.plot(
+                t,
+                _rolling_median(lat),
+                "-" if measured else "--",
+                color=color,
+                lw=1.5 if measured else 1,
+                label=f"{r['config']} ({r['pace']})",
+            )
         ax.set_title(f"{name}: per-word latency over the stream (line: rolling median of 15 words)")
         ax.set_xlabel("stream time: end of the spoken word (s)")
         ax.set_ylabel("latency (s)")
@@ -145,9 +162,11 @@ def latency_over_time(streams: list[dict], path: Path) -> bool:
 def write_plots(summary: dict, streams: list[dict], out_dir: Path) -> list[Path]:
     """The PNGs that there is data for; returns their paths."""
     written = []
-    for name, draw, data in (("latency_vs_wer.png", latency_vs_wer, summary),
-                             ("ablation.png", ablation, summary),
-                             ("latency_over_time.png", latency_over_time, streams)):
+    for name, draw, data in (
+        ("latency_vs_wer.png", latency_vs_wer, summary),
+        ("ablation.png", ablation, summary),
+        ("latency_over_time.png", latency_over_time, streams),
+    ):
         if draw(data, out_dir / name):
             written.append(out_dir / name)
     return written

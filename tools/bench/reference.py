@@ -1,5 +1,6 @@
 """Reference word timings and offline transcripts: forced alignment where the corpus has it, otherwise
 an offline whole-file transcription (cached on disk) by the strongest local model."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,10 +9,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.stream.round import Word
 from engine.errors import WhisperFlowError
 from engine.model.store import file_sha256
 from engine.runtime.paths import cache_dir
+from engine.stream.round import Word
 from tools.bench.textgrid import read_textgrid_words
 
 OFFLINE_METHOD = "offline-v1: whole file, 30 s windows with seeking, greedy, padded to 30 s"
@@ -78,15 +79,23 @@ class OfflineTranscripts:
             return [Word(*w) for w in json.loads(path.read_text())["words"]]
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        from engine.stream.round import Transcriber
         from engine.audio.files import load_audio
         from engine.stream.offline import transcribe_audio
+        from engine.stream.round import Transcriber
 
         words = transcribe_audio(Transcriber(self._model(model_name)), load_audio(audio_path))
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"model": model_name, "audio": str(audio_path), "method": OFFLINE_METHOD,
-                                   "words": [[w.text, w.start, w.end, w.probability] for w in words]}))
+        tmp.write_text(
+            json.dumps(
+                {
+                    "model": model_name,
+                    "audio": str(audio_path),
+                    "method": OFFLINE_METHOD,
+                    "words": [[w.text, w.start, w.end, w.probability] for w in words],
+                }
+            )
+        )
         tmp.replace(path)
         return words
 
@@ -98,8 +107,9 @@ class OfflineTranscripts:
         self._models.clear()
 
 
-def timed_reference(audio_path: Path, textgrid: Path | None, offline: OfflineTranscripts,
-                    reference_model: str) -> TimedReference:
+def timed_reference(
+    audio_path: Path, textgrid: Path | None, offline: OfflineTranscripts, reference_model: str
+) -> TimedReference:
     """Forced-alignment words when there is a TextGrid, else the reference model's offline words."""
     if textgrid is not None:
         return TimedReference(read_textgrid_words(textgrid), f"forced alignment ({textgrid.name})")

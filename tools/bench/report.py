@@ -1,15 +1,16 @@
 """Summaries of a run's records: a Markdown table per kind of audio, results.json with every number,
 and the plots (tools.bench.plots)."""
+
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from tools.bench.cost import summarize_costs
-from tools.bench.paired import wer_difference
 from engine.scoring.latency import summarize
 from engine.scoring.wer import ZERO, WerCounts
+from tools.bench.cost import summarize_costs
+from tools.bench.paired import wer_difference
 
 ALL = "all"
 
@@ -65,7 +66,11 @@ def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measure
     measured = {c: [r for r in streams if r["config"] == c and r["role"] == "measured"] for c in configs}
     rows = []
     for config in configs:
-        lower = measured[config] if lower_is_measured else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
+        lower = (
+            measured[config]
+            if lower_is_measured
+            else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
+        )
         rows.append(_row(config, measured[config], lower))
     for config, row in zip(configs[1:], rows[1:]):  # how sure the WER difference from the first row is
         difference = wer_difference(measured[config], measured[configs[0]])
@@ -79,9 +84,17 @@ def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measure
 
 
 def _file_summary(r: dict) -> dict:
-    return {"config": r["config"], "role": r["role"], "pace": r["pace"], "file": r["file"], "kind": r["kind"],
-            "wer": WerCounts(**r["wer"]).wer, "latency": _latency([r]),
-            "cost": asdict(summarize_costs([r])), "timing_source": r["timing_source"]}
+    return {
+        "config": r["config"],
+        "role": r["role"],
+        "pace": r["pace"],
+        "file": r["file"],
+        "kind": r["kind"],
+        "wer": WerCounts(**r["wer"]).wer,
+        "latency": _latency([r]),
+        "cost": asdict(summarize_costs([r])),
+        "timing_source": r["timing_source"],
+    }
 
 
 def summarize_run(records: list[dict]) -> dict:
@@ -91,8 +104,10 @@ def summarize_run(records: list[dict]) -> dict:
     offline = [r for r in records if r["type"] == "offline"]
     lower_is_measured = meta.get("pace") == "unaware"
     kinds = list(dict.fromkeys(r["kind"] for r in streams + offline))
-    groups = [_group(k, [r for r in streams if r["kind"] == k], [r for r in offline if r["kind"] == k], lower_is_measured)
-              for k in kinds]
+    groups = [
+        _group(k, [r for r in streams if r["kind"] == k], [r for r in offline if r["kind"] == k], lower_is_measured)
+        for k in kinds
+    ]
     if len(kinds) > 1:
         groups.append(_group(ALL, streams, offline, lower_is_measured))
     notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
@@ -116,16 +131,18 @@ def _lat(stats: dict) -> str:
     return " / ".join(_f(stats.get(k)) for k in ("mean", "median", "p90", "p99"))
 
 
-HEADER = ("| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90 / p99) "
-          "| first shown s (mean / median / p90 / p99) | corrections | lower bound s (mean / median / p90 / p99) "
-          "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
-          "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | early retries | guard stops "
-          "| budget stops | rounds skipped (silence) | late (max delay) |")
+HEADER = (
+    "| config | files | WER % | sub / del / ins | forced | dropped s | latency s (mean / median / p90 / p99) "
+    "| first shown s (mean / median / p90 / p99) | corrections | lower bound s (mean / median / p90 / p99) "
+    "| rounds | round ms (encode / decode / other) | RTF | CPU s per audio s | peak RSS MB "
+    "| GFLOPs per round | GFLOPs total | avg beam | reduced beam % | padded retries | early retries | guard stops "
+    "| budget stops | rounds skipped (silence) | late (max delay) |"
+)
 
 
 _CLOCKS = {  # what the latency columns measure at the paces that are not computation-aware
     "fast": "At `--pace fast` the audio arrives faster than it is spoken, so the latency columns measure no latency "
-            "(WER, corrections and costs hold).",
+    "(WER, corrections and costs hold).",
     "unaware": "Latency is computation-unaware at `--pace unaware` (the clock advances by audio only).",
 }
 
@@ -134,16 +151,26 @@ def _intro(meta: dict) -> list[str]:
     """The table's title and how it was measured."""
     if "pace" in meta:
         title = f"# WhisperFlow bench ({meta.get('started', '')})"
-        clock = _CLOCKS.get(meta["pace"], f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound "
-                            "is the computation-unaware pace.")
+        clock = _CLOCKS.get(
+            meta["pace"],
+            f"Latency is computation-aware at `--pace {meta['pace']}`; the lower bound "
+            "is the computation-unaware pace.",
+        )
         reference = f"offline {meta.get('reference_model', '?')}"
     else:  # a folder of --score-jsonl rows alone: no bench run wrote its meta
         title = "# WhisperFlow bench: scored stream JSONLs"
-        clock = ("Each row is a stream JSONL scored with `whisperflow bench --score-jsonl`; its latency is on the clock "
-                 "the JSONL recorded.")
+        clock = (
+            "Each row is a stream JSONL scored with `whisperflow bench --score-jsonl`; its latency is on the clock "
+            "the JSONL recorded."
+        )
         reference = "an offline transcription"
-    return [title, "", f"{clock} Word end times: forced alignment where the corpus has it, else {reference}. "
-            "WER after Whisper's English normalizer.", ""]
+    return [
+        title,
+        "",
+        f"{clock} Word end times: forced alignment where the corpus has it, else {reference}. "
+        "WER after Whisper's English normalizer.",
+        "",
+    ]
 
 
 def markdown(summary: dict) -> str:
@@ -159,17 +186,21 @@ def markdown(summary: dict) -> str:
                 f"| {row['config']} | {row['files']} | {_f(row['wer'], 1, 100)} | {_sdi(row['wer_counts'])} "
                 f"| {_count(row['forced'])} | {_count(row.get('dropped_s'))} | {_lat(row['latency'])} "
                 f"| {_lat(row['shown']) if row.get('shown') else '–'} | {_count(row.get('corrections'))} "
-                f"| {_lat(row['lower_bound'])} | {_count(c.get('rounds'))} | {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
+                f"| {_lat(row['lower_bound'])} | {_count(c.get('rounds'))} "
+                f"| {_f(c.get('mean_round_s'), 0, 1000)} ({split}) "
                 f"| {_f(c.get('rtf'))} | {_f(c.get('cpu_per_audio_s'))} | {_f(c.get('peak_rss_mb'), 0)} "
                 f"| {_f(c.get('gflops_per_round'), 1)} | {_f(c.get('gflops_total'), 0)} | {_f(c.get('avg_beam'))} "
                 f"| {_f(c.get('reduced_beam_fraction'), 1, 100)} | {_count(row.get('padded_retries'))} "
                 f"| {_count(row.get('early_retries'))} "
                 f"| {_count(row.get('guard_stops'))} | {_count(row.get('budget_stops'))} "
                 f"| {_count(row.get('skipped_rounds'))} "
-                f"| {_count(row.get('late'))} |")
+                f"| {_count(row.get('late'))} |"
+            )
         for gold in group["gold"]:
-            lines.append(f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
-                         f"| {_sdi(gold['wer_counts'])} " + "| – " * (HEADER.count(" | ") - 3) + "|")
+            lines.append(
+                f"| offline {gold['model']} (gold) | {gold['files']} | {_f(gold['wer'], 1, 100)} "
+                f"| {_sdi(gold['wer_counts'])} " + "| – " * (HEADER.count(" | ") - 3) + "|"
+            )
         lines += _differences(group["rows"])
         sources = sorted({s for row in group["rows"] for s in row["timing_sources"]})
         notices = sorted({n for row in group["rows"] for n in row["notices"]})
@@ -189,8 +220,11 @@ def _differences(rows: list[dict]) -> list[str]:
     if not paired:
         return []
     items = "; ".join(f"{config} {d['points']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for config, d in paired)
-    return ["", f"WER against the first row ({rows[0]['config']}), in points, paired by file (95 % bootstrap "
-                f"interval over {paired[0][1]['files']} files): {items}."]
+    return [
+        "",
+        f"WER against the first row ({rows[0]['config']}), in points, paired by file (95 % bootstrap "
+        f"interval over {paired[0][1]['files']} files): {items}.",
+    ]
 
 
 def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:

@@ -1,5 +1,6 @@
 """The run's raw results: results.jsonl in the output folder, one record per line, appended and flushed
 as each file finishes, so that an interrupted run keeps everything it finished."""
+
 from __future__ import annotations
 
 import json

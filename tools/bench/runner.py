@@ -1,5 +1,6 @@
 """Run a benchmark: offline transcripts (gold WER, reference timings), then every configuration at the
 measured pace and at the computation-unaware pace, each (configuration, pace, kind) in a worker process."""
+
 from __future__ import annotations
 
 import datetime
@@ -17,10 +18,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.errors import WhisperFlowError
+from engine.scoring.wer import wer_counts
 from tools.bench.configs import BenchConfig
 from tools.bench.manifest import ManifestEntry
 from tools.bench.peer import PEER_LABEL, PEER_SETTINGS, peer_missing, run_peer
-from engine.scoring.wer import wer_counts
 from tools.bench.reference import OfflineTranscripts, TimedReference, timed_reference
 from tools.bench.results import ResultsLog
 from tools.bench.stream_score import score_stream, word_events
@@ -56,8 +57,12 @@ def meta_record(plan: BenchPlan) -> dict:
         "reference_model": plan.reference_model,
         "configs": [c.label for c in plan.configs],
         "files": [e.name for e in plan.entries],
-        "machine": {"system": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": {
+            "system": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+        },
     }
 
 
@@ -70,8 +75,16 @@ def offline_pass(plan: BenchPlan, log: ResultsLog) -> dict[str, TimedReference]:
     with tqdm(total=len(gold) + len(plan.entries), desc="offline transcripts", unit="file") as bar:
         for model, entry in gold:
             text = offline.text(model, entry.path)
-            log.append({"type": "offline", "model": model, "file": entry.name, "kind": entry.kind, "text": text,
-                        "wer": asdict(wer_counts(entry.reference, text))})
+            log.append(
+                {
+                    "type": "offline",
+                    "model": model,
+                    "file": entry.name,
+                    "kind": entry.kind,
+                    "text": text,
+                    "wer": asdict(wer_counts(entry.reference, text)),
+                }
+            )
             bar.update()
         for entry in plan.entries:
             timed[entry.name] = timed_reference(entry.path, entry.textgrid, offline, plan.reference_model)
@@ -96,8 +109,14 @@ def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
                     _run_worker(config, pace, role, todo, timed, log)
 
 
-def _run_peer(script: Path | None, pace: str, role: str, entries: list[ManifestEntry],
-              timed: dict[str, TimedReference], log: ResultsLog) -> None:
+def _run_peer(
+    script: Path | None,
+    pace: str,
+    role: str,
+    entries: list[ManifestEntry],
+    timed: dict[str, TimedReference],
+    log: ResultsLog,
+) -> None:
     """The peer row (tools.bench.peer), file by file; without its script or faster-whisper, a note instead."""
     from engine.model.store import PACKAGED
 
@@ -110,22 +129,50 @@ def _run_peer(script: Path | None, pace: str, role: str, entries: list[ManifestE
     model_dir = PACKAGED["tiny.en"].locate()[0]
     for entry in tqdm(entries, desc=f"{PEER_LABEL} · {pace} · {entries[0].kind}", unit="file"):
         record = run_peer(script, entry.path, model_dir, pace)
-        log.append({"type": "stream", "config": PEER_LABEL, "settings": PEER_SETTINGS, "pace": pace, "role": role,
-                    "file": entry.name, "kind": entry.kind, "duration_s": entry.duration_s, **record,
-                    **score_stream(word_events(record["words"]), entry.reference, timed[entry.name])})
+        log.append(
+            {
+                "type": "stream",
+                "config": PEER_LABEL,
+                "settings": PEER_SETTINGS,
+                "pace": pace,
+                "role": role,
+                "file": entry.name,
+                "kind": entry.kind,
+                "duration_s": entry.duration_s,
+                **record,
+                **score_stream(word_events(record["words"]), entry.reference, timed[entry.name]),
+            }
+        )
 
 
-def _run_worker(config: BenchConfig, pace: str, role: str, entries: list[ManifestEntry],
-                timed: dict[str, TimedReference], log: ResultsLog) -> None:
+def _run_worker(
+    config: BenchConfig,
+    pace: str,
+    role: str,
+    entries: list[ManifestEntry],
+    timed: dict[str, TimedReference],
+    log: ResultsLog,
+) -> None:
     settings = asdict(config.stream.resolved())
     job = {"config": asdict(config.stream), "pace": pace, "files": [str(e.path) for e in entries]}
     done_s = 0.0
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors, \
-            tqdm(total=round(sum(e.duration_s for e in entries), 1), unit="audio s",
-                 desc=f"{config.label} · {pace} · {entries[0].kind}",
-                 bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} {unit} [{elapsed}<{remaining}]") as bar:
-        worker = subprocess.Popen([sys.executable, "-m", "tools.bench.worker"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=errors, text=True, encoding="utf-8")
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8") as errors,
+        tqdm(
+            total=round(sum(e.duration_s for e in entries), 1),
+            unit="audio s",
+            desc=f"{config.label} · {pace} · {entries[0].kind}",
+            bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} {unit} [{elapsed}<{remaining}]",
+        ) as bar,
+    ):
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "tools.bench.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            encoding="utf-8",
+        )
         try:
             worker.stdin.write(json.dumps(job))
             worker.stdin.close()
@@ -136,10 +183,20 @@ def _run_worker(config: BenchConfig, pace: str, role: str, entries: list[Manifes
                 elif message["type"] == "result":
                     entry = entries[message["file_index"]]
                     words = word_events(message["words"])
-                    log.append({"type": "stream", "config": config.label, "settings": settings, "pace": pace,
-                                "role": role, "file": entry.name, "kind": entry.kind, "duration_s": entry.duration_s,
-                                **{k: message[k] for k in ("words", "round_s", "done", "beam", "peak_rss_mb")},
-                                **score_stream(words, entry.reference, timed[entry.name])})
+                    log.append(
+                        {
+                            "type": "stream",
+                            "config": config.label,
+                            "settings": settings,
+                            "pace": pace,
+                            "role": role,
+                            "file": entry.name,
+                            "kind": entry.kind,
+                            "duration_s": entry.duration_s,
+                            **{k: message[k] for k in ("words", "round_s", "done", "beam", "peak_rss_mb")},
+                            **score_stream(words, entry.reference, timed[entry.name]),
+                        }
+                    )
                     done_s += entry.duration_s
                     bar.update(min(done_s, bar.total) - bar.n)
             code = worker.wait()

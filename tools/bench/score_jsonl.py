@@ -1,5 +1,6 @@
 """`whisperflow bench --score-jsonl`: WER and per-word latency of any stream-format JSONL (another
 system's output, or a saved `whisperflow stream --jsonl`), optionally added to a bench run's table."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,8 @@ from pathlib import Path
 
 from engine.errors import WhisperFlowError
 from engine.scoring.latency import summarize
-from tools.bench.manifest import ManifestEntry, load_manifest
 from engine.scoring.wer import WerCounts
+from tools.bench.manifest import ManifestEntry, load_manifest
 from tools.bench.reference import OfflineTranscripts, timed_reference
 from tools.bench.results import ResultsLog
 from tools.bench.stream_score import score_stream, word_events
@@ -29,7 +30,7 @@ def read_jsonl(path: Path) -> list[dict]:
             except ValueError as exc:
                 raise WhisperFlowError(f"{path} line {number} is not JSON ({exc})") from exc
     if not any(r.get("type") == "word" for r in records):
-        raise WhisperFlowError(f"{path} has no word events ({{\"type\": \"word\", \"text\", \"emitted\", ...}})")
+        raise WhisperFlowError(f'{path} has no word events ({{"type": "word", "text", "emitted", ...}})')
     bad = [r for r in records if r.get("type") == "word" and not {"text", "emitted"} <= r.keys()]
     if bad:
         raise WhisperFlowError(f"{path}: word events need at least text and emitted, e.g. {bad[0]}")
@@ -53,8 +54,9 @@ def _manifest_entry(audio: Path, manifest: Path | None) -> ManifestEntry | None:
     return next((e for e in load_manifest(manifest) if e.path.resolve() == target), None)
 
 
-def resolve_reference(audio: Path, reference: str | None, manifest: Path | None,
-                      offline: OfflineTranscripts, reference_model: str) -> ScoreInput:
+def resolve_reference(
+    audio: Path, reference: str | None, manifest: Path | None, offline: OfflineTranscripts, reference_model: str
+) -> ScoreInput:
     """The reference text (given text or file, the manifest's, else the reference model's offline transcript)."""
     entry = _manifest_entry(audio, manifest)
     beside = audio.with_suffix(".TextGrid")
@@ -70,12 +72,24 @@ def resolve_reference(audio: Path, reference: str | None, manifest: Path | None,
     if entry is not None:
         return ScoreInput(entry.reference, f"manifest {entry.name}", textgrid, entry)
     text = offline.text(reference_model, audio)
-    return ScoreInput(text, f"offline {reference_model} transcript (no reference given; this WER is agreement with that "
-                            f"model, not accuracy)", textgrid, entry)
+    return ScoreInput(
+        text,
+        f"offline {reference_model} transcript (no reference given; this WER is agreement with that "
+        f"model, not accuracy)",
+        textgrid,
+        entry,
+    )
 
 
-def score_jsonl(jsonl: Path, audio: Path, reference: str | None, manifest: Path | None, reference_model: str,
-                label: str | None = None, out_dir: Path | None = None) -> str:
+def score_jsonl(
+    jsonl: Path,
+    audio: Path,
+    reference: str | None,
+    manifest: Path | None,
+    reference_model: str,
+    label: str | None = None,
+    out_dir: Path | None = None,
+) -> str:
     """Score jsonl against audio; returns the lines to print. With out_dir, adds it to that run's results."""
     if not audio.is_file():
         raise WhisperFlowError(f"audio file not found: {audio}")
@@ -92,7 +106,8 @@ def score_jsonl(jsonl: Path, audio: Path, reference: str | None, manifest: Path 
     done = next((r for r in reversed(records) if r.get("type") == "done"), None)
     forced = (done or {}).get("forced", "–")
     lines = [
-        f"{label}: WER {wer} ({counts.errors} errors / {counts.reference_words} words: {counts.substitutions} substituted, "
+        f"{label}: WER {wer} ({counts.errors} errors / {counts.reference_words} words: "
+        f"{counts.substitutions} substituted, "
         f"{counts.deletions} deleted, {counts.insertions} inserted; {forced} forced confirmations; "
         f"reference: {given.reference_source})",
         f"per-word latency: mean {_s(stats.mean)}, median {_s(stats.median)}, p90 {_s(stats.p90)} "
@@ -108,10 +123,21 @@ def score_jsonl(jsonl: Path, audio: Path, reference: str | None, manifest: Path 
         totals = {k: v for k, v in (done or {}).items() if k != "type"}
         totals.setdefault("audio_s", duration)
         log = ResultsLog(out_dir / "results.jsonl", resume=True)
-        log.append({"type": "stream", "config": label, "settings": None, "pace": "external", "role": "measured",
-                    "file": name, "kind": kind, "duration_s": duration,
-                    "words": [r for r in records if r.get("type") == "word"],
-                    "done": totals, **scored})
+        log.append(
+            {
+                "type": "stream",
+                "config": label,
+                "settings": None,
+                "pace": "external",
+                "role": "measured",
+                "file": name,
+                "kind": kind,
+                "duration_s": duration,
+                "words": [r for r in records if r.get("type") == "word"],
+                "done": totals,
+                **scored,
+            }
+        )
         from tools.bench.report import write_report
 
         _, written = write_report(log.records, out_dir)

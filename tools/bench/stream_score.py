@@ -1,12 +1,13 @@
 """Scoring one stream against its reference: WER of the confirmed text and per-word latencies, confirmed and
 first shown (in the tentative tail)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from engine.session.events import WordEvent
 from engine.scoring.latency import word_latencies
 from engine.scoring.wer import wer_counts
+from engine.session.events import WordEvent
 from tools.bench.reference import TimedReference
 
 
@@ -15,9 +16,16 @@ def word_events(records: list[dict]) -> list[WordEvent]:
     events = []
     for r in records:
         if r.get("type") == "word":
-            events.append(WordEvent(str(r["text"]), float(r.get("start", 0.0)), float(r.get("end", 0.0)),
-                                    float(r["emitted"]), float(r.get("probability", 1.0)),
-                                    float(r["shown"]) if "shown" in r else None))
+            events.append(
+                WordEvent(
+                    str(r["text"]),
+                    float(r.get("start", 0.0)),
+                    float(r.get("end", 0.0)),
+                    float(r["emitted"]),
+                    float(r.get("probability", 1.0)),
+                    float(r["shown"]) if "shown" in r else None,
+                )
+            )
     return events
 
 

@@ -1,11 +1,12 @@
 """Word timings from a Praat TextGrid (forced alignment), short or long text format."""
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from engine.stream.round import Word
 from engine.errors import WhisperFlowError
+from engine.stream.round import Word
 
 _TOKEN = re.compile(r'"((?:[^"]|"")*)"|(<exists>|<absent>)|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)')
 _INDEX = re.compile(r"\[\d*\]")
@@ -38,7 +39,7 @@ def read_textgrid_words(path: Path, tier: str = "words") -> list[Word]:
             kind, name, n = tokens[pos], tokens[pos + 1], int(tokens[pos + 4])
             pos += 5
             width = 3 if kind == "IntervalTier" else 2
-            items = [tokens[pos + i * width: pos + (i + 1) * width] for i in range(n)]
+            items = [tokens[pos + i * width : pos + (i + 1) * width] for i in range(n)]
             pos += n * width
             if name == tier and kind == "IntervalTier":
                 return [Word(str(label).strip(), float(a), float(b)) for a, b, label in items if str(label).strip()]

@@ -5,6 +5,7 @@ peak memory are its own. Reads a job (JSON) on stdin, writes JSON lines on stdou
 Run by tools.bench.runner as ``python -m tools.bench.worker`` (importing the engine package first
 loads OpenBLAS before MLX).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,16 +15,37 @@ import time
 
 import numpy as np
 
-from engine.errors import WhisperFlowError
-from engine.session.events import done_record, word_record
+from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import FileSource, PacedFileSource
+from engine.errors import WhisperFlowError
+from engine.model.whisper_model import load_model
+from engine.session.events import done_record, word_record
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
-from engine.model.whisper_model import load_model
-from engine.audio.files import SAMPLE_RATE
 from tools.bench.memory import peak_rss_mb
 
 PROGRESS_EVERY_S = 0.5
+
+
+class _FileRecorder:
+    """The stream's updates for one file: its confirmed words, the time of each round that ran (not those
+    skipped over silence, nor the final flush), and a progress event now and then."""
+
+    def __init__(self, processor, index: int, emit):
+        self.processor, self.index, self.emit = processor, index, emit
+        self.words: list[dict] = []
+        self.round_s: list[float] = []
+        self.last_progress = 0.0
+
+    def __call__(self, update) -> None:
+        self.words.extend(word_record(w) for w in update.confirmed)
+        if update.round is not None and self.processor.stats.rounds > len(self.round_s):
+            self.round_s.append(update.round_s)
+        now = time.perf_counter()
+        if now - self.last_progress >= PROGRESS_EVERY_S:
+            self.last_progress = now
+            audio_s = self.processor.buffer_offset + self.processor.buffer_s
+            self.emit({"type": "progress", "file_index": self.index, "audio_s": audio_s})
 
 
 def run_job(job: dict, emit) -> None:
@@ -37,28 +59,21 @@ def run_job(job: dict, emit) -> None:
     emit({"type": "loaded", "load_s": time.perf_counter() - t0, "notices": notices})
     for index, path in enumerate(job["files"]):
         processor, _ = build_processor(loaded, config)
-        words: list[dict] = []
-        round_s: list[float] = []  # the calls that ran a round (not those skipped over silence, nor the final flush)
-        last_progress = [0.0]
-
-        def on_update(update) -> None:
-            words.extend(word_record(w) for w in update.confirmed)
-            if update.round is not None and processor.stats.rounds > len(round_s):
-                round_s.append(update.round_s)
-            now = time.perf_counter()
-            if now - last_progress[0] >= PROGRESS_EVERY_S:
-                last_progress[0] = now
-                emit({"type": "progress", "file_index": index,
-                      "audio_s": processor.buffer_offset + processor.buffer_s})
-
+        recorder = _FileRecorder(processor, index, emit)
         source = PacedFileSource(path) if pace == "realtime" else FileSource(path)
-        done = run_stream(processor, source, pace=pace,
-                          on_update=on_update, notices=notices)
+        done = run_stream(processor, source, pace=pace, on_update=recorder, notices=notices)
         stats = processor.stats
-        emit({"type": "result", "file_index": index, "words": words, "round_s": round_s,
-              "done": done_record(done),
-              "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
-              "peak_rss_mb": peak_rss_mb()})
+        emit(
+            {
+                "type": "result",
+                "file_index": index,
+                "words": recorder.words,
+                "round_s": recorder.round_s,
+                "done": done_record(done),
+                "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
+                "peak_rss_mb": peak_rss_mb(),
+            }
+        )
 
 
 def main() -> int:

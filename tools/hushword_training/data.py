@@ -9,6 +9,7 @@ model's own output on the clip padded to 30 s, because the hush word's job is to
 input behave like padded input and those references are lowercase without punctuation.
 The corpus's short clips stay out of both: they are the padding study's test set.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from engine.audio.files import SAMPLE_RATE
 
-from engine.audio.files import load_audio
+from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.errors import AudioError
 from engine.runtime.paths import cache_dir
 
@@ -113,17 +113,29 @@ def build_examples(loaded, clips: list[Clip], progress=print, root: Path | None 
         if key not in labels:
             labels[key] = padded_output_tokens(transcriber, audio)
             cache.write_text(json.dumps(labels))
-            progress(f"labelled {i + 1}/{len(clips)} {clip.path}: {tokenizer.decode([t for t in labels[key] if t < tokenizer.eot])!r}")
+            text = tokenizer.decode([t for t in labels[key] if t < tokenizer.eot])
+            progress(f"labelled {i + 1}/{len(clips)} {clip.path}: {text!r}")
         tokens = labels[key]
         if not any(t < tokenizer.eot for t in tokens):
             continue  # the padded model heard nothing: no speech to learn from
-        examples.append(Example(clip, audio, list(tokenizer.sot_sequence) + tokens + [tokenizer.eot],
-                                len(tokenizer.sot_sequence)))
+        examples.append(
+            Example(clip, audio, list(tokenizer.sot_sequence) + tokens + [tokenizer.eot], len(tokenizer.sot_sequence))
+        )
     return examples
 
 
-TTS_VOICES = ("en-us+m3", "en-us+f2", "en-gb+m1", "en-gb-scotland+f4", "en-gb-x-rp+m7", "en-029+f1",
-              "en-gb-x-gbclan+m4", "en-us+f5", "en-gb-x-gbcwmd+m2", "en-us+klatt")
+TTS_VOICES = (
+    "en-us+m3",
+    "en-us+f2",
+    "en-gb+m1",
+    "en-gb-scotland+f4",
+    "en-gb-x-rp+m7",
+    "en-029+f1",
+    "en-gb-x-gbclan+m4",
+    "en-us+f5",
+    "en-gb-x-gbcwmd+m2",
+    "en-us+klatt",
+)
 
 
 def speech_end(audio: np.ndarray, frame: int = 320, floor: float = 0.05) -> float:
@@ -150,9 +162,13 @@ def synthesize(text: str, voice: str, speed: int, out: Path) -> np.ndarray:
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         try:
-            subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(out), text], check=True, capture_output=True)
+            subprocess.run(
+                ["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(out), text], check=True, capture_output=True
+            )
         except (OSError, subprocess.CalledProcessError) as exc:
-            raise AudioError(f"espeak-ng could not speak {text!r} ({exc}); install it with `apt-get install espeak-ng`") from exc
+            raise AudioError(
+                f"espeak-ng could not speak {text!r} ({exc}); install it with `apt-get install espeak-ng`"
+            ) from exc
     return load_audio(out)
 
 
@@ -161,7 +177,9 @@ def reference_examples(tokenizer, clips: list[Clip], root: Path | None = None) -
     examples = []
     for clip in clips:
         audio = load_clip(clip, root)
-        examples.append(Example(clip, audio, reference_target(tokenizer, clip.reference, audio), len(tokenizer.sot_sequence)))
+        examples.append(
+            Example(clip, audio, reference_target(tokenizer, clip.reference, audio), len(tokenizer.sot_sequence))
+        )
     return examples
 
 

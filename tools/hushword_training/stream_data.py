@@ -8,6 +8,7 @@ confirmed text). Its target is what the padded model writes for the same buffer 
 timestamps), up to the last word that ends before the cut, closed by that word's end timestamp and
 EOT: the round should stop there, and the next round says the rest.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -104,8 +105,9 @@ def label_key(audio: np.ndarray, prompt: str) -> str:
     return hashlib.sha256(audio.tobytes() + prompt.encode()).hexdigest()[:16]
 
 
-def stream_examples(loaded, utterances: list[tuple[np.ndarray, str]], n: int, seed: int, labels_path,
-                    kind: str, progress=print) -> list[Example]:
+def stream_examples(
+    loaded, utterances: list[tuple[np.ndarray, str]], n: int, seed: int, labels_path, kind: str, progress=print
+) -> list[Example]:
     """``n`` stream-shaped examples from the utterances, labelled (once, cached) by the padded model."""
     from engine.decoder.options import initial_tokens
     from engine.stream.round import Transcriber
@@ -125,8 +127,10 @@ def stream_examples(loaded, utterances: list[tuple[np.ndarray, str]], n: int, se
             labels[key] = truncated_target(tokenizer, result.segments, len(audio) / SAMPLE_RATE)
             labels_path.write_text(json.dumps(labels))
             if (i + 1) % 10 == 0 or i + 1 == n:
-                progress(f"labelled {kind} buffer {i + 1}/{n} ({len(audio) / SAMPLE_RATE:.1f} s): "
-                         f"{tokenizer.decode([t for t in labels[key] if t < tokenizer.eot])[-60:]!r}")
+                progress(
+                    f"labelled {kind} buffer {i + 1}/{n} ({len(audio) / SAMPLE_RATE:.1f} s): "
+                    f"{tokenizer.decode([t for t in labels[key] if t < tokenizer.eot])[-60:]!r}"
+                )
         context = initial_tokens(tokenizer, padded.prompt_tokens(c.prompt), loaded.model.dims.n_text_ctx, True)
         clip = Clip(f"{kind}-stream:{c.start}-{c.end}", len(audio) / SAMPLE_RATE, f"{kind}-stream", "", "joined")
         examples.append(Example(clip, audio, context + labels[key] + [tokenizer.eot], len(context)))

@@ -12,6 +12,7 @@ decoder (MLX autodiff), batch 1, Adam on the samples. After each epoch the valid
 loss is measured and the hush word kept; the shipped one averages the best few epochs.
 Progress is checkpointed in the user cache dir, so a rerun resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,18 +23,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import engine  # noqa: F401  (loads OpenBLAS before MLX)
+
+# isort: split
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 from mlx_whisper.audio import N_FRAMES, log_mel_spectrogram
 
+from engine.audio.files import SAMPLE_RATE
 from engine.encoder.hush_word import hush_dir
 from engine.encoder.input import PAD30, Padding
-from engine.runtime.paths import cache_dir
 from engine.model.whisper_model import LoadedModel, load_model
-
+from engine.runtime.paths import cache_dir
 from tools.hushword_training import data, stream_data
-from engine.audio.files import SAMPLE_RATE
 
 HUSH_SAMPLES = 8000
 HUSH_DIR = hush_dir()
@@ -85,7 +87,11 @@ def save_checkpoint(path: Path, config: Config, state: State) -> None:
     """Write atomically, so an interruption mid-write leaves the previous checkpoint."""
     tmp = path.with_suffix(".tmp.npz")
     np.savez(
-        tmp, config=json.dumps(asdict(config)), hush=state.hush, m=state.m, v=state.v,
+        tmp,
+        config=json.dumps(asdict(config)),
+        hush=state.hush,
+        m=state.m,
+        v=state.v,
         counters=np.array([state.step, state.epoch, state.index]),
         epoch_hushes=np.array(state.epoch_hushes or np.zeros((0, HUSH_SAMPLES)), np.float32),
         epoch_losses=np.array(state.epoch_losses or [], np.float64),
@@ -108,9 +114,18 @@ def load_checkpoint(path: Path, config: Config) -> State | None:
         if _trajectory(json.loads(str(f["config"]))) != _trajectory(asdict(config)):
             return None
         step, epoch, index = (int(x) for x in f["counters"])
-        return State(f["hush"], f["m"], f["v"], step, epoch, index,
-                     list(f["epoch_hushes"]), list(f["epoch_losses"]), list(f["train_losses"]),
-                     list(f["epoch_seconds"]) if "epoch_seconds" in f else [])
+        return State(
+            f["hush"],
+            f["m"],
+            f["v"],
+            step,
+            epoch,
+            index,
+            list(f["epoch_hushes"]),
+            list(f["epoch_losses"]),
+            list(f["train_losses"]),
+            list(f["epoch_seconds"]) if "epoch_seconds" in f else [],
+        )
 
 
 def make_loss(loaded: LoadedModel):
@@ -169,8 +184,14 @@ def training_examples(loaded: LoadedModel, config: Config, log) -> list[data.Exa
         return whole
     pick = np.random.default_rng(config.seed + 2).permutation(len(whole))[: config.whole_utterances]
     stream = stream_data.stream_examples(
-        loaded, [(ex.audio, ex.clip.reference) for ex in whole], config.stream_buffers, config.seed,
-        data.labels_path(loaded.name + "-stream", loaded.weights_sha256), "train", log)
+        loaded,
+        [(ex.audio, ex.clip.reference) for ex in whole],
+        config.stream_buffers,
+        config.seed,
+        data.labels_path(loaded.name + "-stream", loaded.weights_sha256),
+        "train",
+        log,
+    )
     log(f"training examples: {len(stream)} stream-shaped buffers, {len(pick)} whole utterances")
     return stream + [whole[i] for i in pick]
 
@@ -183,8 +204,14 @@ def validation_examples(loaded: LoadedModel, config: Config, log) -> list[data.E
     if config.shape == "stream":
         joined = [(data.load_clip(c), c.reference) for c in data.clips_of(data.VALIDATION_KINDS)]
         examples += stream_data.stream_examples(
-            loaded, joined, VALIDATION_BUFFERS, config.seed + 1,
-            data.labels_path(loaded.name + "-stream-validation", loaded.weights_sha256), "validation", log)
+            loaded,
+            joined,
+            VALIDATION_BUFFERS,
+            config.seed + 1,
+            data.labels_path(loaded.name + "-stream-validation", loaded.weights_sha256),
+            "validation",
+            log,
+        )
     return examples
 
 
@@ -196,7 +223,9 @@ def initial_hush(loaded: LoadedModel, config: Config) -> np.ndarray:
     return (np.random.default_rng(config.seed).standard_normal(HUSH_SAMPLES) * config.init_std).astype(np.float32)
 
 
-def train(loaded: LoadedModel, config: Config, fresh: bool = False, log=print) -> tuple[State, list[data.Example], list[data.Example]]:
+def train(
+    loaded: LoadedModel, config: Config, fresh: bool = False, log=print
+) -> tuple[State, list[data.Example], list[data.Example]]:
     """Run (or resume) training until every epoch is done; return the final state and the data."""
     train_set = training_examples(loaded, config, log)
     val_set = validation_examples(loaded, config, log)
@@ -204,9 +233,18 @@ def train(loaded: LoadedModel, config: Config, fresh: bool = False, log=print) -
     path.parent.mkdir(parents=True, exist_ok=True)
     state = None if fresh else load_checkpoint(path, config)
     if state is None:
-        state = State(initial_hush(loaded, config), np.zeros(HUSH_SAMPLES), np.zeros(HUSH_SAMPLES),
-                      epoch_hushes=[], epoch_losses=[], train_losses=[], epoch_seconds=[])
-        start = f"{config.init_from}'s shipped hush word" if config.init_from else f"random samples (std {config.init_std})"
+        state = State(
+            initial_hush(loaded, config),
+            np.zeros(HUSH_SAMPLES),
+            np.zeros(HUSH_SAMPLES),
+            epoch_hushes=[],
+            epoch_losses=[],
+            train_losses=[],
+            epoch_seconds=[],
+        )
+        start = (
+            f"{config.init_from}'s shipped hush word" if config.init_from else f"random samples (std {config.init_std})"
+        )
         log(f"starting from {start}; checkpoint {path}")
         if config.init_from:
             state.epoch_losses.append(validation_loss(make_loss(loaded), state.hush, val_set))
@@ -233,8 +271,11 @@ def train(loaded: LoadedModel, config: Config, fresh: bool = False, log=print) -
             running.append(value.item())
             if state.index % 10 == 0 or state.index == len(order):
                 per = (time.perf_counter() - t0) / done
-                log(f"epoch {state.epoch + 1}/{config.epochs} example {state.index}/{len(order)} step {state.step} "
-                    f"loss {np.mean(running[-10:]):.3f} {per:.2f} s/step, epoch ends in {per * (len(order) - state.index) / 60:.1f} min")
+                log(
+                    f"epoch {state.epoch + 1}/{config.epochs} example {state.index}/{len(order)} step {state.step} "
+                    f"loss {np.mean(running[-10:]):.3f} {per:.2f} s/step, "
+                    f"epoch ends in {per * (len(order) - state.index) / 60:.1f} min"
+                )
             if state.index % 25 == 0:
                 save_checkpoint(path, config, state)
         val = validation_loss(loss, state.hush, val_set)
@@ -257,24 +298,28 @@ def best_average(state: State, keep: int, first: int = 1) -> tuple[np.ndarray, l
 
 def validation_wer(loaded: LoadedModel, padding: Padding, examples: list[data.Example]) -> float:
     """Word error rate against the references, decoding each clip with the given padding."""
-    from engine.stream.round import Transcriber
     from engine.scoring.wer import corpus_wer
+    from engine.stream.round import Transcriber
 
     transcriber = Transcriber(loaded, padding=padding, word_timestamps=False)
     hyps = [" ".join(s.text for s in transcriber.transcribe(ex.audio).segments) for ex in examples]
     return corpus_wer([ex.clip.reference for ex in examples], hyps)
 
 
-def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, log=print, out_dir: Path = HUSH_DIR) -> Path:
+def ship(
+    loaded: LoadedModel, config: Config, state: State, train_set, val_set, log=print, out_dir: Path = HUSH_DIR
+) -> Path:
     """Average the best epochs, measure validation WER, write <model>.npz and <model>.json."""
     hush, epochs = best_average(state, config.keep_best, 0 if config.init_from else 1)
     val_loss = validation_loss(make_loss(loaded), hush, val_set)
     whole_clips = [ex for ex in val_set if ex.clip.kind in data.VALIDATION_KINDS]
     wer_hush = validation_wer(loaded, Padding("hush", HUSH_SAMPLES / SAMPLE_RATE, hush), whole_clips)
     wer_pad30 = validation_wer(loaded, PAD30, whole_clips)
-    stream_target = ("buffers of 1-20 s cut from joined utterances with the text before them as the prompt; target = the "
-                     "padded model's own output (greedy) up to the last word ending 0.1 s before the cut, closed by its "
-                     "end timestamp and EOT; whole utterances as ")
+    stream_target = (
+        "buffers of 1-20 s cut from joined utterances with the text before them as the prompt; target = the "
+        "padded model's own output (greedy) up to the last word ending 0.1 s before the cut, closed by its "
+        "end timestamp and EOT; whole utterances as "
+    )
     meta = {
         "model": config.model,
         "weights_sha256": config.weights_sha256,
@@ -290,12 +335,16 @@ def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, 
             "telephone_prompts": sum(ex.clip.kind == "ivr" for ex in train_set),
             "espeak_ng_utterances": sum(ex.clip.kind == "tts" for ex in train_set),
             "stream_buffers_per_epoch": sum(ex.clip.kind == "train-stream" for ex in train_set),
-            "sources": "shared corpus 'ivr' (Asterisk core sounds, Allison Smith, CC BY-SA 3.0, 8 kHz) and the same texts "
-                       "spoken by espeak-ng voices " + ", ".join(data.TTS_VOICES),
+            "sources": "shared corpus 'ivr' (Asterisk core sounds, Allison Smith, CC BY-SA 3.0, 8 kHz) "
+            "and the same texts "
+            "spoken by espeak-ng voices " + ", ".join(data.TTS_VOICES),
             "validation": f"{len(whole_clips)} shared corpus 'odd' clips (Montreal Forced Aligner test clips, MIT)"
-                          + (f" and {len(val_set) - len(whole_clips)} stream-shaped buffers cut from all of them joined"
-                             if len(val_set) > len(whole_clips) else "")
-                          + f"; targets = {config.model}'s own output padded to 30 s",
+            + (
+                f" and {len(val_set) - len(whole_clips)} stream-shaped buffers cut from all of them joined"
+                if len(val_set) > len(whole_clips)
+                else ""
+            )
+            + f"; targets = {config.model}'s own output padded to 30 s",
         },
         "steps": state.step,
         "epochs": config.epochs,
@@ -311,13 +360,17 @@ def ship(loaded: LoadedModel, config: Config, state: State, train_set, val_set, 
     np.savez(out_dir / f"{config.model}.npz", samples=hush)
     path = out_dir / f"{config.model}.json"
     path.write_text(json.dumps(meta, indent=2) + "\n")
-    log(f"shipped {out_dir / (config.model + '.npz')}: averaged epochs {epochs}, validation WER {wer_hush:.3f} "
-        f"(pad to 30 s: {wer_pad30:.3f})")
+    log(
+        f"shipped {out_dir / (config.model + '.npz')}: averaged epochs {epochs}, validation WER {wer_hush:.3f} "
+        f"(pad to 30 s: {wer_pad30:.3f})"
+    )
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.hushword_training.train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.hushword_training.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--model", default="tiny.en")
     parser.add_argument("--epochs", type=int, default=Config.epochs)
     parser.add_argument("--lr", type=float, default=Config.lr)
@@ -326,11 +379,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=Config.max_seconds, help="longest training clip")
     parser.add_argument("--tts", type=int, default=Config.tts_utterances, help="espeak-ng utterances to add")
     parser.add_argument("--validation-clips", type=int, default=Config.validation_clips)
-    parser.add_argument("--shape", choices=("utterance", "stream"), default=Config.shape,
-                        help="train on whole utterances or on stream-shaped buffers")
+    parser.add_argument(
+        "--shape",
+        choices=("utterance", "stream"),
+        default=Config.shape,
+        help="train on whole utterances or on stream-shaped buffers",
+    )
     parser.add_argument("--stream-buffers", type=int, default=Config.stream_buffers)
-    parser.add_argument("--whole-utterances", type=int, default=Config.whole_utterances,
-                        help="whole utterances mixed into a stream-shaped epoch")
+    parser.add_argument(
+        "--whole-utterances",
+        type=int,
+        default=Config.whole_utterances,
+        help="whole utterances mixed into a stream-shaped epoch",
+    )
     parser.add_argument("--init-from", default="", help="start from this model's shipped hush word")
     parser.add_argument("--fresh", action="store_true", help="ignore any checkpoint and start again")
     parser.add_argument("--out", type=Path, default=HUSH_DIR, help="where to write <model>.npz/.json")
@@ -340,9 +401,22 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, flush=True)
 
     loaded = load_model(args.model)
-    config = Config(args.model, loaded.weights_sha256, args.epochs, args.lr, Config.init_std, args.keep_best,
-                    args.seed, args.max_seconds, args.tts, args.validation_clips, args.shape, args.stream_buffers,
-                    args.whole_utterances, args.init_from)
+    config = Config(
+        args.model,
+        loaded.weights_sha256,
+        args.epochs,
+        args.lr,
+        Config.init_std,
+        args.keep_best,
+        args.seed,
+        args.max_seconds,
+        args.tts,
+        args.validation_clips,
+        args.shape,
+        args.stream_buffers,
+        args.whole_utterances,
+        args.init_from,
+    )
     state, train_set, val_set = train(loaded, config, args.fresh, log)
     ship(loaded, config, state, train_set, val_set, log, args.out)
     return 0

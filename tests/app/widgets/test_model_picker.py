@@ -1,5 +1,6 @@
 """The model picker offers what is installed, base (an extra), the mlx-community models with their size on a Mac,
 and greys out what cannot run here with the reason."""
+
 from __future__ import annotations
 
 import importlib.util

@@ -1,5 +1,6 @@
 """The source list shows what a person recognises: the default microphone first, the devices by name, system
 audio, and a file; not ALSA's plugin devices ("default", "pulse")."""
+
 from __future__ import annotations
 
 from app.widgets.source_picker import SourcePicker
@@ -20,14 +21,16 @@ def test_without_portaudio_the_list_offers_files_and_says_what_to_install(tmp_pa
     import subprocess
     import sys
 
-    program = ("import ctypes.util; ctypes.util.find_library = lambda name: None\n"
-               "from PySide6.QtWidgets import QApplication\n"
-               "app = QApplication([])\n"
-               "from app.widgets.source_picker import SourcePicker\n"
-               "picker = SourcePicker()\n"
-               "picker.rescan()\n"
-               "print([picker.combo.itemText(i) for i in range(picker.combo.count())])\n"
-               "print(picker.note.isVisibleTo(picker), picker.note.text())\n")
+    program = (
+        "import ctypes.util; ctypes.util.find_library = lambda name: None\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from app.widgets.source_picker import SourcePicker\n"
+        "picker = SourcePicker()\n"
+        "picker.rescan()\n"
+        "print([picker.combo.itemText(i) for i in range(picker.combo.count())])\n"
+        "print(picker.note.isVisibleTo(picker), picker.note.text())\n"
+    )
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PULSE_SERVER=f"unix:{tmp_path}/no-server")
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr

@@ -1,21 +1,22 @@
 """Search filters the transcript to matching lines and highlights the matches in them; words the model was
 unsure of are underlined dotted; a period the next word contradicts reads as a comma, in the lines and the text."""
+
 from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from engine.session.words import Word
-
 from app.widgets.transcript_view import UNSURE_ROLE, TranscriptView
+from engine.session.words import Word
 
 
 def _highlight_pixels(view: TranscriptView) -> int:
     image = view.list.viewport().grab().toImage()
     target = QColor("#ffd54f")
-    return sum(1 for x in range(0, image.width(), 2) for y in range(0, image.height(), 2)
-               if image.pixelColor(x, y) == target)
+    return sum(
+        1 for x in range(0, image.width(), 2) for y in range(0, image.height(), 2) if image.pixelColor(x, y) == target
+    )
 
 
 @pytest.fixture()
@@ -53,8 +54,9 @@ def test_a_period_the_next_word_contradicts_reads_as_a_comma_in_the_lines_and_th
 def test_words_below_the_threshold_are_underlined_dotted(view):
     probabilities = {"xylographic": 0.2, "self-substantial": 0.35}
     text = "The xylographic books were self-substantial."
-    view.set_words([Word(w, i * 0.4, i * 0.4 + 0.3, probabilities.get(w.strip("."), 0.9))
-                    for i, w in enumerate(text.split())])
+    view.set_words(
+        [Word(w, i * 0.4, i * 0.4 + 0.3, probabilities.get(w.strip("."), 0.9)) for i, w in enumerate(text.split())]
+    )
     line = view.list.item(0).text()
     assert view.list.item(0).data(UNSURE_ROLE) == []  # the threshold starts at 0: nothing marked
     view.set_unsure_below(0.5)

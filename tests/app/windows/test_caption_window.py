@@ -1,4 +1,5 @@
 """The floating caption window: its flags, remembered geometry, confirmed/tentative text, silence hiding."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,11 +7,11 @@ from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
+from app.settings import AppSettings, load_settings, save_settings
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
-from app.settings import AppSettings, load_settings, save_settings
-from engine.stream.round import Word
 from engine.session.events import StreamUpdate, WordEvent
+from engine.stream.round import Word
 
 
 def update(confirmed=(), tentative=(), level=0.0, emitted=2.0) -> StreamUpdate:
@@ -158,19 +159,24 @@ def test_the_caption_window_starts_at_the_bottom_centre_of_the_main_windows_scre
 def _changed_rows(window, before) -> list[int]:
     """Image rows whose pixels differ from `before` (a grab of the same window)."""
     after = window.grab().toImage()
-    return [y for y in range(after.height()) if any(after.pixel(x, y) != before.pixel(x, y)
-                                                    for x in range(after.width()))]
+    return [
+        y for y in range(after.height()) if any(after.pixel(x, y) != before.pixel(x, y) for x in range(after.width()))
+    ]
 
 
 def test_words_the_model_was_unsure_of_are_underlined_dotted(qtbot, window):
     window.resize(700, window.height())
     window.show()
     qtbot.waitExposed(window)
-    sure = StreamUpdate([WordEvent("printing", 0.0, 0.4, 2.0, 0.95), WordEvent("books", 0.4, 0.8, 2.0, 0.9)],
-                        [], 2.0, 0.2, 3.0, 0.0)
+    sure = StreamUpdate(
+        [WordEvent("printing", 0.0, 0.4, 2.0, 0.95), WordEvent("books", 0.4, 0.8, 2.0, 0.9)], [], 2.0, 0.2, 3.0, 0.0
+    )
     window.show_update(sure)
-    window.show_update(StreamUpdate([WordEvent("xylographic", 0.8, 1.4, 2.5, 0.21)],
-                                    [Word("types", 1.4, 1.8, 0.3)], 2.5, 0.2, 3.0, 0.0))
+    window.show_update(
+        StreamUpdate(
+            [WordEvent("xylographic", 0.8, 1.4, 2.5, 0.21)], [Word("types", 1.4, 1.8, 0.3)], 2.5, 0.2, 3.0, 0.0
+        )
+    )
     marked = [(w.text, w.unsure) for line in window.visible_lines() for w in line]
     assert marked == [("printing", False), ("books", False), ("xylographic", True), ("types", True)]
     underlined = window.grab().toImage()

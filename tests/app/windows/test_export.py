@@ -1,4 +1,5 @@
 """A transcript made by the real engine exports to every format (and each parses); past sessions reopen."""
+
 from __future__ import annotations
 
 import json
@@ -8,11 +9,11 @@ import pytest
 import srt
 import webvtt
 from PySide6.QtCore import QEventLoop
+from testdata import DATA
 
 from app.main import WhisperFlowApp
-from engine.session.exporters import FORMATS
 from engine.audio.sources import FileSource
-from testdata import DATA
+from engine.session.exporters import FORMATS
 
 CLIPS = [DATA / "LJ001-0009.wav", DATA / "LJ001-0008.wav"]
 
@@ -41,7 +42,7 @@ def captioned(qapp, tmp_path_factory, tiny_model):
             on_end = ended.append
             wf.window.controller.session_ended.connect(on_end)
             wf.window.controller.start(clip.name, lambda c=clip: FileSource(c), "fast")
-            wait_until(qapp, lambda: ended, 60)
+            wait_until(qapp, lambda ended=ended: ended, 60)
             wf.window.controller.session_ended.disconnect(on_end)
         yield wf
         wf.window.quit()

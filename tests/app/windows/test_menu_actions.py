@@ -1,5 +1,6 @@
 """Every menu action and shortcut of the main window, fired as Qt fires it: the real QAction's trigger()
 (which passes `checked` to the slot, the way Tools ▸ Settings… once broke)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,12 +8,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog
+from testdata import DATA
 
 from app.main import WhisperFlowApp
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
 from engine.stream.config import POLICIES
-from testdata import DATA
 
 CLIP = DATA / "LJ001-0009.wav"
 
@@ -169,8 +170,9 @@ def test_tray_menu_actions(qtbot, wf):
     assert window.isVisible()
     window.source_picker.choose_file(str(CLIP))
     actions["Start captions"].trigger()
-    qtbot.waitUntil(lambda: window.controller.state in ("running", "idle") and window.controller.state != "preparing",
-                    timeout=30000)
+    qtbot.waitUntil(
+        lambda: window.controller.state in ("running", "idle") and window.controller.state != "preparing", timeout=30000
+    )
     if window.controller.state == "running":
         actions["Start captions"].trigger()  # its text is now "Stop captions"
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
@@ -181,8 +183,17 @@ def test_tray_menu_actions(qtbot, wf):
 def test_caption_window_menu_actions(qtbot, wf):
     captions = wf.window.captions
     actions = _by_text(captions.build_menu())
-    assert {"Font size", "Lines", "Opacity", "Hide after silence", "Text colour…", "Background colour…",
-            "Show latency", "Settings…", "Hide captions"} <= set(actions)
+    assert {
+        "Font size",
+        "Lines",
+        "Opacity",
+        "Hide after silence",
+        "Text colour…",
+        "Background colour…",
+        "Show latency",
+        "Settings…",
+        "Hide captions",
+    } <= set(actions)
     actions["Show latency"].trigger()
     assert captions.caption_style.show_latency
     actions["Settings…"].trigger()

@@ -1,15 +1,14 @@
 """The first-run wizard runs on first start, through every page to the end; skipping it leaves a working app."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QWizard
-
-from engine.stream.profiles import Allocation
+from testdata import DATA
 
 from app.main import WhisperFlowApp
 from app.settings import load_settings
-from testdata import DATA
+from engine.stream.profiles import Allocation
 
 CLIP = DATA / "LJ001-0009.wav"
 

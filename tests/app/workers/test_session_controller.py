@@ -1,22 +1,21 @@
 """Live sessions through a PulseAudio virtual microphone: words reach the captions, the transcript and
 the journal; an input that disappears mid-session gives a clear message and keeps what was captured."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import jiwer
 import numpy as np
 import pytest
 import soundfile as sf
+from testdata import DATA
 from whisper_normalizer.english import EnglishTextNormalizer
 
 from app.main import WhisperFlowApp
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.session.journal import list_sessions, load_session
-from testdata import DATA
 
 CLIP = DATA / "LJ001-0009.wav"
-REFERENCE = ("Printing, then, for our purpose, may be considered as the art of making books by means of "
-             "movable types.")
+REFERENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
 MIC_KEY = "pulse:wf_test_mic"
 normalize = EnglishTextNormalizer()
 

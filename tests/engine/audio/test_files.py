@@ -5,10 +5,10 @@ import pytest
 import soundfile as sf
 import soxr
 from pulse_mic import aligned_correlation
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio, resample
 from engine.errors import AudioError
-from testdata import DATA
 
 CLIP = DATA / "LJ001-0008.wav"  # 1.78 s, 22.05 kHz mono
 
@@ -25,16 +25,19 @@ def test_wav_at_native_rate_is_resampled_to_16k(speech):
     assert got.dtype == np.float32 and got.ndim == 1
     assert abs(len(got) - len(audio) * SAMPLE_RATE / sr) <= 2
     expected = soxr.resample(audio, sr, SAMPLE_RATE, quality="HQ")
-    assert np.max(np.abs(got[:len(expected)] - expected[:len(got)])) < 1e-3
+    assert np.max(np.abs(got[: len(expected)] - expected[: len(got)])) < 1e-3
 
 
-@pytest.mark.parametrize("fmt,subtype,suffix,rate", [
-    ("WAV", "PCM_16", ".wav", 44100),
-    ("FLAC", "PCM_16", ".flac", 48000),
-    ("OGG", "VORBIS", ".ogg", 44100),
-    ("OGG", "OPUS", ".opus", 48000),
-    ("MP3", "MPEG_LAYER_III", ".mp3", 44100),  # libsndfile >= 1.1 writes and reads MP3 (gapless)
-])
+@pytest.mark.parametrize(
+    "fmt,subtype,suffix,rate",
+    [
+        ("WAV", "PCM_16", ".wav", 44100),
+        ("FLAC", "PCM_16", ".flac", 48000),
+        ("OGG", "VORBIS", ".ogg", 44100),
+        ("OGG", "OPUS", ".opus", 48000),
+        ("MP3", "MPEG_LAYER_III", ".mp3", 44100),  # libsndfile >= 1.1 writes and reads MP3 (gapless)
+    ],
+)
 def test_each_format_decodes_to_the_same_speech(tmp_path, speech, fmt, subtype, suffix, rate):
     audio, sr = speech
     at_rate = soxr.resample(audio, sr, rate)
@@ -48,8 +51,8 @@ def test_each_format_decodes_to_the_same_speech(tmp_path, speech, fmt, subtype, 
     corr, lag = aligned_correlation(reference, got)
     assert corr > 0.99, f"{fmt}/{subtype}: correlation {corr:.3f}"
     assert lag <= 16  # 1 ms: no codec delay left in
-    window = got[int(lag):int(lag) + len(reference)]
-    gain = float(np.dot(window, reference[:len(window)]) / np.dot(reference[:len(window)], reference[:len(window)]))
+    window = got[int(lag) : int(lag) + len(reference)]
+    gain = float(np.dot(window, reference[: len(window)]) / np.dot(reference[: len(window)], reference[: len(window)]))
     assert gain == pytest.approx(0.75, abs=0.05)
 
 

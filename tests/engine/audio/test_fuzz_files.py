@@ -1,15 +1,16 @@
 """Fuzz (fixed seed): 200 damaged audio files each decode or raise AudioError, never another exception."""
+
 import io
 import random
 
 import numpy as np
 import pytest
 import soundfile as sf
+from testdata import DATA
 
 from engine.audio.files import load_audio
 from engine.audio.sources import FileSource
 from engine.errors import WhisperFlowError
-from testdata import DATA
 
 SUFFIXES = [".wav", ".flac", ".ogg", ".mp3", ".aiff", ".txt", ""]
 
@@ -37,7 +38,7 @@ def corrupt(rng: random.Random, data: bytes) -> bytes:
         data = data[: rng.randrange(len(data))]
     if kind == "sizes":  # absurd chunk sizes / counts where the header keeps them
         pos = rng.choice([4, 16, 22, 24, 28, 32, 34, 40])
-        data[pos:pos + 4] = rng.choice([b"\xff\xff\xff\xff", b"\x00\x00\x00\x00", b"\xff\xff\xff\x7f"])
+        data[pos : pos + 4] = rng.choice([b"\xff\xff\xff\xff", b"\x00\x00\x00\x00", b"\xff\xff\xff\x7f"])
     if kind == "empty-body":
         data = data[:44]
     return bytes(data)

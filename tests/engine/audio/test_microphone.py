@@ -3,6 +3,7 @@
 Speech is played with paplay into a null sink; its monitor feeds a remapped source that PortAudio
 records through the ALSA pulse plugin, exactly as it would record a USB microphone.
 """
+
 import os
 import signal
 import time
@@ -11,13 +12,18 @@ import numpy as np
 import pytest
 import soundfile as sf
 from pulse_mic import VirtualMic, aligned_correlation
-
-from engine.audio.files import SAMPLE_RATE, load_audio
-from engine.audio.devices import (PULSE_PREFIX, list_input_devices, parse_pactl_short_sources, pulse_sources,
-                            system_audio_sources)
-from engine.errors import DeviceError
-from engine.audio.sources import MicrophoneSource
 from testdata import DATA
+
+from engine.audio.devices import (
+    PULSE_PREFIX,
+    list_input_devices,
+    parse_pactl_short_sources,
+    pulse_sources,
+    system_audio_sources,
+)
+from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.audio.sources import MicrophoneSource
+from engine.errors import DeviceError
 
 CLIP = DATA / "LJ001-0008.wav"  # 1.78 s, "has never been surpassed."
 
@@ -93,7 +99,7 @@ def test_records_speech_from_the_virtual_mic_and_the_system_monitor(virtual_mic:
         corr, lag = aligned_correlation(reference, audio)
         assert corr > 0.98, f"{name}: correlation {corr:.3f}"
         assert lag + len(reference) <= len(audio)  # the whole clip was captured
-        gain = rms(audio[int(lag):int(lag) + len(reference)]) / rms(reference)
+        gain = rms(audio[int(lag) : int(lag) + len(reference)]) / rms(reference)
         assert gain == pytest.approx(1.0, abs=0.1), f"{name}: level {gain:.2f}"
     assert rms(captured[3]) < 1e-4 and len(captured[3]) > 0.5 * SAMPLE_RATE
     assert monitor.name == "Monitor of WhisperFlowTestSink"

@@ -1,15 +1,24 @@
 """ScreenCaptureKit buffers → 16 kHz mono, on buffers recorded the way SCStream delivers them."""
+
 import sys
 
 import numpy as np
 import pytest
 import soundfile as sf
 import soxr
-
-from engine.errors import DeviceError
-from engine.audio.screencapture import (FLAG_IS_FLOAT, FLAG_NON_INTERLEAVED, MAX_GAP_S, PcmLayout,
-                                        ScreenCaptureSource, gap_frames, make_resampler, sck_buffer_to_16k)
 from testdata import DATA
+
+from engine.audio.screencapture import (
+    FLAG_IS_FLOAT,
+    FLAG_NON_INTERLEAVED,
+    MAX_GAP_S,
+    PcmLayout,
+    ScreenCaptureSource,
+    gap_frames,
+    make_resampler,
+    sck_buffer_to_16k,
+)
+from engine.errors import DeviceError
 
 FRAMES = 1024  # what ScreenCaptureKit hands the callback at 48 kHz
 
@@ -32,15 +41,17 @@ def planar_buffers(stereo: np.ndarray, pad: int = 0) -> list[tuple[bytes, int]]:
     """(bytes, frames) per callback: channel planes back to back, each followed by `pad` alignment samples."""
     out = []
     for i in range(0, len(stereo), FRAMES):
-        chunk = stereo[i:i + FRAMES]
+        chunk = stereo[i : i + FRAMES]
         planes = [np.concatenate([chunk[:, c], np.full(pad, 9.0, np.float32)]) for c in range(2)]
         out.append((np.concatenate(planes).astype(np.float32).tobytes(), len(chunk)))
     return out
 
 
 def interleaved_buffers(stereo: np.ndarray) -> list[tuple[bytes, int]]:
-    return [(np.ascontiguousarray(stereo[i:i + FRAMES]).tobytes(), len(stereo[i:i + FRAMES]))
-            for i in range(0, len(stereo), FRAMES)]
+    return [
+        (np.ascontiguousarray(stereo[i : i + FRAMES]).tobytes(), len(stereo[i : i + FRAMES]))
+        for i in range(0, len(stereo), FRAMES)
+    ]
 
 
 def stream_16k(buffers: list[tuple[bytes, int]], layout: PcmLayout) -> np.ndarray:
@@ -117,5 +128,4 @@ def test_capture_reads_what_the_callback_queued_then_reports_a_stop(stereo_48k):
     audio = np.concatenate(got + [source._pending])
     want = one_shot_16k(stereo_48k)
     assert 0 <= len(want) - len(audio) < 0.05 * 16000  # all but the resampler's last few ms
-    assert np.max(np.abs(audio - want[:len(audio)])) < 1e-4 * np.max(np.abs(want))
-
+    assert np.max(np.abs(audio - want[: len(audio)])) < 1e-4 * np.max(np.abs(want))

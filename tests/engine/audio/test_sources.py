@@ -1,13 +1,14 @@
 """FileSource and PacedFileSource on a real clip: same samples as load_audio, and wall-clock pacing."""
+
 import time
 
 import numpy as np
 import pytest
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio
-from engine.errors import AudioError
 from engine.audio.sources import FileSource, PacedFileSource
-from testdata import DATA
+from engine.errors import AudioError
 
 CLIP = DATA / "LJ001-0008.wav"  # 1.78 s
 

@@ -1,4 +1,5 @@
 """Whether system audio can be captured here, and the sentence that says why (not)."""
+
 import sys
 
 import pytest

@@ -1,4 +1,5 @@
 """Beam pruning rules (alignment, selective matching, fallback, re-match) on hand-made token sequences."""
+
 import pytest
 from mlx_whisper.tokenizer import get_tokenizer
 

@@ -1,22 +1,24 @@
 """Beam search on MLX against openai-whisper's algorithm, greedy decoding and a cache recomputed from scratch;
 beam pruning and one-pass verification over two overlapping rounds of a real clip."""
+
 from dataclasses import replace
 
 import mlx.core as mx
 import numpy as np
 import pytest
-
-from engine.audio.files import load_audio
-from engine.stream.round import Transcriber
-from engine.decoder.beam_search import decode_beam, extend_beams, length_normalized
-from engine.encoder.input import Padding
-from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
-from engine.decoder.mlx_session import DecoderSession
-from engine.decoder.numpy_session import NumpyDecoderSession
 from testdata import DATA
 from tolerance import assert_close
 
+from engine.audio.files import load_audio
+from engine.decoder.beam_search import decode_beam, extend_beams, length_normalized
+from engine.decoder.mlx_session import DecoderSession
+from engine.decoder.numpy_session import NumpyDecoderSession
+from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
+from engine.encoder.input import Padding
+from engine.stream.round import Transcriber
+
 SENTENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+
 
 def decode_greedy(model, tokenizer, features, prompt, options) -> DecodeResult:
     """Reference greedy decoding on mlx-whisper's own decoder and KV cache, one token at a time."""
@@ -35,7 +37,6 @@ def decode_greedy(model, tokenizer, features, prompt, options) -> DecodeResult:
         seq.append(token)
         logits, kv_cache, _ = model.decoder(mx.array([[token]]), features, kv_cache=kv_cache)
     return DecodeResult(seq[sample_begin:], total, no_speech, [1] * (len(seq) - sample_begin + 1))
-
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,9 @@ def last_logits(model, tokens: list[list[int]], features: mx.array) -> np.ndarra
     return np.array(dec.token_embedding.as_linear(dec.ln(x[:, -1])))
 
 
-def openai_beam_search(model, tokenizer, features, beam_size: int, patience: float, length_penalty) -> tuple[list[int], float]:
+def openai_beam_search(
+    model, tokenizer, features, beam_size: int, patience: float, length_penalty
+) -> tuple[list[int], float]:
     """openai-whisper's DecodingTask + BeamSearchDecoder + MaximumLikelihoodRanker, transliterated for one
     audio: beam_size copies of the prompt, every step recomputed from scratch by mlx_whisper's decoder blocks."""
     start = initial_tokens(tokenizer, [], model.dims.n_text_ctx, True)
@@ -177,7 +180,9 @@ def test_timestamps_segments_and_prefix(transcriber, clip, features):
     assert words(" ".join(s.text for s in result.segments)) == words(SENTENCE)
     assert result.beam_widths and set(result.beam_widths) == {5}
     prefix = tok.encode(" Printing, then, for our purpose,")
-    forced = decode_beam(transcriber.model, tok, features, [], DecodeOptions(beam_size=5, with_timestamps=False), prefix=prefix)
+    forced = decode_beam(
+        transcriber.model, tok, features, [], DecodeOptions(beam_size=5, with_timestamps=False), prefix=prefix
+    )
     assert tok.decode(forced.tokens) == " may be considered as the art of making books by means of movable types."
 
 
@@ -238,12 +243,21 @@ def test_one_pass_verification_gives_the_same_tokens_in_fewer_passes(transcriber
     reference, features = two_rounds
     passes = []
     forward = NumpyDecoderSession.forward  # the CPU's session (engine.decoder.session)
-    monkeypatch.setattr(NumpyDecoderSession, "forward", lambda self, tokens, **kw: passes.append(tokens.shape) or forward(self, tokens, **kw))
+    monkeypatch.setattr(
+        NumpyDecoderSession,
+        "forward",
+        lambda self, tokens, **kw: passes.append(tokens.shape) or forward(self, tokens, **kw),
+    )
     stepwise = decode_beam(transcriber.model, transcriber.tokenizer, features, [], options, reference=reference)
     stepwise_passes = len(passes)
     passes.clear()
     verified = decode_beam(
-        transcriber.model, transcriber.tokenizer, features, [], replace(options, verify_reference=True), reference=reference
+        transcriber.model,
+        transcriber.tokenizer,
+        features,
+        [],
+        replace(options, verify_reference=True),
+        reference=reference,
     )
     assert verified.tokens == stepwise.tokens
     assert verified.beam_widths == stepwise.beam_widths

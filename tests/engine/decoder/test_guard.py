@@ -1,16 +1,17 @@
 """The guard (AlignAtt's rule): a round whose audio ends mid-word stops before that word, padded or hushed,
 with beam search and with one-pass verification of the previous round's text, in either decoder session (numpy
 on the CPU, MLX on a GPU)."""
+
 from __future__ import annotations
 
 import pytest
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.decoder.options import DecodeOptions
 from engine.encoder.hush_word import hush_choice
 from engine.encoder.input import PAD30
 from engine.stream.round import Transcriber
-from testdata import DATA
 
 GUARD_FRAMES = 8
 
@@ -44,8 +45,9 @@ def test_the_guard_ends_a_round_whose_audio_ends_mid_word(tiny_model, clip, word
     pad = PAD30 if padding == "pad30" else hush_choice(tiny_model).padding
     assert pad.kind == padding
     unguarded, said = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, decoder=decoder))
-    guarded, kept = _decode(tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES,
-                                                                  decoder=decoder))
+    guarded, kept = _decode(
+        tiny_model, cut, pad, DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES, decoder=decoder)
+    )
     assert not unguarded.guarded and guarded.guarded
     assert "making" in " ".join(said)  # without the guard the model guesses the word it heard half of
     assert kept and "making" not in kept and "mak" not in " ".join(kept)
@@ -66,12 +68,12 @@ def test_verified_tokens_are_guarded_too(tiny_model, clip, words):
     assert result.guarded and "making" not in kept and "books" not in kept and "art" in kept
 
 
-
 def test_the_loop_stop_ends_a_round_after_the_first_copy(tiny_model):
     """Unpadded, tiny.en says LJ001-0008 ("has never been surpassed") over and over; with the loop stop the
     round ends after the first copy, guarded, and is no runaway."""
-    from engine.encoder.input import Padding
     from mlx_whisper.decoding import compression_ratio
+
+    from engine.encoder.input import Padding
 
     audio = load_audio(DATA / "LJ001-0008.wav")
     looping, said = _decode(tiny_model, audio, Padding("none"), DecodeOptions(beam_size=5))

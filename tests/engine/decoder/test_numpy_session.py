@@ -2,24 +2,25 @@
 pruning with verification), logits and recorded attention within a relative tolerance any BLAS kernel meets,
 an attention trace that follows beam reorders, word times from the decoding's own attention, and stepping that
 hands over between threads."""
+
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import mlx.core as mx
 import numpy as np
 import pytest
-
-from engine.stream.round import Transcriber
-from engine.audio.files import load_audio
-from engine.decoder.beam_search import extend_beams, iter_decode_beam, run_steps
-from tools.bench.textgrid import read_textgrid_words
-from engine.decoder.numpy_session import NumpyDecoderSession
-from tools.decoder_bench import word_end_error
-from engine.decoder.options import DecodeOptions, make_rules
-from engine.encoder.input import Padding
-from engine.decoder.mlx_session import DecoderSession
 from testdata import DATA
 from tolerance import assert_close
+
+from engine.audio.files import load_audio
+from engine.decoder.beam_search import extend_beams, iter_decode_beam, run_steps
+from engine.decoder.mlx_session import DecoderSession
+from engine.decoder.numpy_session import NumpyDecoderSession
+from engine.decoder.options import DecodeOptions, make_rules
+from engine.encoder.input import Padding
+from engine.stream.round import Transcriber
+from tools.bench.textgrid import read_textgrid_words
+from tools.decoder_bench import word_end_error
 
 CLIPS = ["LJ001-0009.wav", "LJ001-0008.wav", "LJ001-0013.wav", "acoustic_corpus_10s.wav"]
 
@@ -44,8 +45,10 @@ def test_logits_match_the_mlx_session(transcriber, encoded):
     assert got.dtype == np.float32
     assert_close(got, expected)
     positions = list(range(len(tokens)))  # both record the alignment heads' cross-attention alike
-    assert_close(session.trace.logits(session.trace.path(0), positions),
-                 reference.trace.logits(reference.trace.path(0), positions))
+    assert_close(
+        session.trace.logits(session.trace.path(0), positions),
+        reference.trace.logits(reference.trace.path(0), positions),
+    )
     picked = NumpyDecoderSession(transcriber.model, features).forward([tokens], positions=[0, len(tokens) - 1])
     assert_close(picked, expected[:, [0, -1]])
 
@@ -76,8 +79,12 @@ def test_reorder_keeps_cache_and_attention_with_their_hypotheses(transcriber, en
 @pytest.mark.parametrize("name", CLIPS)
 def test_same_tokens_as_the_mlx_decoder(transcriber, encoded, name, beam_size):
     features = encoded[name].features
-    results = [Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=beam_size, decoder=backend))
-               .decode(features, [], audio_steps=encoded[name].audio_steps) for backend in ("mlx", "numpy")]
+    results = [
+        Transcriber(transcriber.loaded, decode=DecodeOptions(beam_size=beam_size, decoder=backend)).decode(
+            features, [], audio_steps=encoded[name].audio_steps
+        )
+        for backend in ("mlx", "numpy")
+    ]
     assert results[1].tokens == results[0].tokens and results[0].tokens
     assert results[1].beam_widths == results[0].beam_widths
     assert results[1].sum_logprob == pytest.approx(results[0].sum_logprob, rel=1e-3)
@@ -87,9 +94,14 @@ def test_same_tokens_as_the_mlx_decoder(transcriber, encoded, name, beam_size):
     assert len(results[1].token_probs) == len(results[1].tokens) and all(0 < p <= 1 for p in results[1].token_probs)
 
 
-@pytest.mark.parametrize("options", [DecodeOptions(verify_reference=True),
-                                     DecodeOptions(beam_size=5, beam_pruning=True, verify_reference=True),
-                                     DecodeOptions(beam_size=5, beam_pruning=True)])
+@pytest.mark.parametrize(
+    "options",
+    [
+        DecodeOptions(verify_reference=True),
+        DecodeOptions(beam_size=5, beam_pruning=True, verify_reference=True),
+        DecodeOptions(beam_size=5, beam_pruning=True),
+    ],
+)
 def test_pruning_and_verification_give_the_mlx_tokens(transcriber, options):
     clip = load_audio(DATA / "LJ001-0009.wav")
     first = transcriber.encode(clip[: int(6.5 * 16000)]).features
@@ -97,7 +109,8 @@ def test_pruning_and_verification_give_the_mlx_tokens(transcriber, options):
     features = transcriber.encode(clip).features
     mlx_result, numpy_result = (
         Transcriber(transcriber.loaded, decode=replace(options, decoder=backend)).decode(features, [], reference)
-        for backend in ("mlx", "numpy"))
+        for backend in ("mlx", "numpy")
+    )
     assert numpy_result.tokens == mlx_result.tokens
     assert numpy_result.beam_widths == mlx_result.beam_widths and 1 in numpy_result.beam_widths
 
@@ -119,8 +132,9 @@ def test_stepping_hands_over_between_threads(transcriber, encoded):
     options = DecodeOptions(beam_size=5)
 
     def steps():
-        return iter_decode_beam(transcriber.model, transcriber.tokenizer, enc.features, [], options,
-                                audio_steps=enc.audio_steps)
+        return iter_decode_beam(
+            transcriber.model, transcriber.tokenizer, enc.features, [], options, audio_steps=enc.audio_steps
+        )
 
     whole = run_steps(steps())
     handed = steps()

@@ -1,5 +1,6 @@
 """Word pieces join the way Whisper's tokenizer spells the text ("self-substantial", not "self -substantial"),
 and the median filter and DTW behind word times compute what openai-whisper's do."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,11 +22,14 @@ def _timed_words(tokenizer, text: str) -> list[WordTiming]:
     return [t for t in alignment if t.word]
 
 
-@pytest.mark.parametrize("text, expected", [
-    (" It is self-substantial, he said.", ["It", "is", "self-substantial,", "he", "said."]),
-    (" A well-known state-of-the-art model.", ["A", "well-known", "state-of-the-art", "model."]),
-    (" It costs 3.5 dollars (about that).", ["It", "costs", "3.5", "dollars", "(about", "that)."]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (" It is self-substantial, he said.", ["It", "is", "self-substantial,", "he", "said."]),
+        (" A well-known state-of-the-art model.", ["A", "well-known", "state-of-the-art", "model."]),
+        (" It costs 3.5 dollars (about that).", ["It", "costs", "3.5", "dollars", "(about", "that)."]),
+    ],
+)
 def test_pieces_without_a_space_join_the_previous_word(tiny_model, text, expected):
     timed = _timed_words(tiny_model.tokenizer(), text)
     assert [t.word.strip() for t in timed] == expected
@@ -34,11 +38,12 @@ def test_pieces_without_a_space_join_the_previous_word(tiny_model, text, expecte
     hyphenated = next(t for t in timed if "-" in t.word) if "-" in text else None
     if hyphenated is not None:
         assert hyphenated.end > hyphenated.start and sum(len(t.tokens) for t in timed) == len(
-            tiny_model.tokenizer().encode(text))  # no token lost
+            tiny_model.tokenizer().encode(text)
+        )  # no token lost
 
 
 def test_languages_without_spaces_are_left_alone():
-    alignment = [WordTiming("你", [1], 0, .1, .9), WordTiming("好", [2], .1, .2, .9)]
+    alignment = [WordTiming("你", [1], 0, 0.1, 0.9), WordTiming("好", [2], 0.1, 0.2, 0.9)]
     join_word_pieces(alignment, "zh")
     assert [t.word for t in alignment] == ["你", "好"]
 
@@ -46,7 +51,7 @@ def test_languages_without_spaces_are_left_alone():
 def test_the_numpy_median_filter_matches_a_direct_computation():
     x = np.random.default_rng(0).standard_normal((3, 5, 40)).astype(np.float32)
     padded = np.pad(x, ((0, 0), (0, 0), (3, 3)), mode="reflect")
-    direct = np.stack([np.median(padded[..., i:i + 7], axis=-1) for i in range(40)], axis=-1)
+    direct = np.stack([np.median(padded[..., i : i + 7], axis=-1) for i in range(40)], axis=-1)
     assert np.array_equal(median_filter(x, 7), direct)
 
 

@@ -1,4 +1,5 @@
 """The fast CPU encoder: the reference encoder's outputs within float32 tolerance, the same transcripts, and faster."""
+
 import copy
 import time
 
@@ -6,17 +7,16 @@ import mlx.core as mx
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten, tree_map
+from testdata import DATA
+from tolerance import assert_close
 
 from engine.audio.files import load_audio
 from engine.decoder.beam_search import decode_beam
 from engine.decoder.options import DecodeOptions
-from tools.encoder_bench import main as encoder_bench
-from engine.encoder.input import PAD30, Padding, encoder_mel
 from engine.encoder.fast_encoder import fast_encode
+from engine.encoder.input import PAD30, Padding, encoder_mel
 from engine.model.whisper_model import VarLenAudioEncoder
-from testdata import DATA
-from tolerance import assert_close
-
+from tools.encoder_bench import main as encoder_bench
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """The shipped hush word: it loads for tiny.en, only with the weights it was trained on, and it stops
 Whisper at the end of the speech where unpadded audio makes it hallucinate."""
+
 import json
 import shutil
 from pathlib import Path
@@ -7,15 +8,15 @@ from pathlib import Path
 import mlx.core as mx
 import numpy as np
 import pytest
+from testdata import DATA
 
-from engine.stream.round import Transcriber
 from engine.audio.files import load_audio
+from engine.encoder.hush_word import choose_hush, hush_choice, hush_dir
 from engine.encoder.input import PAD30, Padding
 from engine.errors import ModelError
-from engine.encoder.hush_word import choose_hush, hush_choice, hush_dir
 from engine.scoring.wer import corpus_wer
+from engine.stream.round import Transcriber
 from tools.padding_study import words_after_end
-from testdata import DATA
 
 # LJ Speech LJ001-0013 (public domain): unpadded, tiny.en repeats "Then in the same operations with ugly ones."
 HALLUCINATION_CLIP = DATA / "LJ001-0013.wav"

@@ -1,4 +1,5 @@
 """What the encoder sees, and what it costs."""
+
 from dataclasses import replace
 
 import numpy as np
@@ -16,8 +17,11 @@ def test_encoder_gflops_of_tiny_en_for_30_s_and_for_2_s(tiny_model):
     # QKV+out 2*1500*384^2*4, scores+weighted sum 4*1500^2*384, MLP 2*1500*384*1536*2; 4 layers.
     assert encoder_gflops(dims, 3000) == pytest.approx(36.937728)
     # 2 s = 200 frames -> 100 positions: attention no longer dominates.
-    expected = (2 * 200 * 80 * 384 * 3 + 2 * 100 * 384**2 * 3
-                + 4 * (2 * 100 * 384**2 * 4 + 4 * 100**2 * 384 + 2 * 100 * 384 * 1536 * 2)) / 1e9
+    expected = (
+        2 * 200 * 80 * 384 * 3
+        + 2 * 100 * 384**2 * 3
+        + 4 * (2 * 100 * 384**2 * 4 + 4 * 100**2 * 384 + 2 * 100 * 384 * 1536 * 2)
+    ) / 1e9
     assert encoder_gflops(dims, 200) == pytest.approx(expected) == pytest.approx(1.6023552)
 
 

@@ -1,11 +1,11 @@
 """The MLX conversion transcribes what the CTranslate2 original transcribes (faster-whisper)."""
 
+from testdata import DATA
 from whisper_normalizer.english import EnglishTextNormalizer
 
-from engine.stream.round import Transcriber
 from engine.audio.files import load_audio
 from engine.model.store import PACKAGED
-from testdata import DATA
+from engine.stream.round import Transcriber
 
 CLIP = DATA / "LJ001-0009.wav"
 

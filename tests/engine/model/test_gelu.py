@@ -1,4 +1,5 @@
 """GELU from numpy's exp: float64 GELU to float32 precision, in place, over values of every size and sign."""
+
 import math
 
 import numpy as np

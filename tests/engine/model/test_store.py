@@ -1,10 +1,11 @@
 """Model store: conversion from CTranslate2, checksums, and partial or corrupt models."""
+
 import shutil
 
 import pytest
 
-from engine.model.ct2_convert import ct2_to_mlx
 from engine.errors import ModelError
+from engine.model.ct2_convert import ct2_to_mlx
 from engine.model.store import PACKAGED, prepare_model, verify_model_dir
 from engine.model.whisper_model import load_model_dir
 

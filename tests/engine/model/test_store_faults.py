@@ -1,4 +1,5 @@
 """The model store on a read-only cache, a full disk and damaged manifests: a clear error, never a traceback."""
+
 import json
 import random
 import shutil
@@ -6,14 +7,15 @@ import subprocess
 import sys
 
 import pytest
+from testdata import DATA, REPO
 
 from engine.errors import DiskFullError, ModelError, WhisperFlowError
 from engine.model import store
-from testdata import DATA, REPO
 
 needs_namespaces = pytest.mark.skipif(
     shutil.which("unshare") is None or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode != 0,
-    reason="needs user and mount namespaces (unshare -rm) for a real tmpfs")
+    reason="needs user and mount namespaces (unshare -rm) for a real tmpfs",
+)
 
 IN_NAMESPACE = """
 set -e
@@ -27,8 +29,13 @@ def run_with_cache(tmp_path, size: str, extra: str = "") -> subprocess.Completed
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     script = IN_NAMESPACE.format(size=size, extra=extra)
-    return subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", str(mnt), sys.executable,
-                           str(DATA / "LJ001-0008.wav")], capture_output=True, text=True, timeout=300, cwd=REPO)
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(mnt), sys.executable, str(DATA / "LJ001-0008.wav")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
 
 
 @needs_namespaces
@@ -64,9 +71,18 @@ def test_damaged_manifests_are_a_model_error(tmp_path):
     weights = tmp_path / "weights.safetensors"
     weights.write_bytes(b"\0" * 64)
     good = {"format": store.FORMAT_VERSION, "weights": "weights.safetensors", "sha256": store.file_sha256(weights)}
-    variants = [b"", b"{", b"[]", b"null", b'"x"', json.dumps({**good, "weights": 5}).encode(),
-                json.dumps({**good, "weights": "../../etc/passwd"}).encode(), json.dumps({**good, "format": "1"}).encode(),
-                json.dumps({**good, "sha256": None}).encode(), b"\xff\xfe\xfa"]
+    variants = [
+        b"",
+        b"{",
+        b"[]",
+        b"null",
+        b'"x"',
+        json.dumps({**good, "weights": 5}).encode(),
+        json.dumps({**good, "weights": "../../etc/passwd"}).encode(),
+        json.dumps({**good, "format": "1"}).encode(),
+        json.dumps({**good, "sha256": None}).encode(),
+        b"\xff\xfe\xfa",
+    ]
     raw = json.dumps(good).encode()
     for _ in range(60):
         data = bytearray(raw)

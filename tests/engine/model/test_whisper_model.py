@@ -1,4 +1,5 @@
 """The network a config describes: random weights (the GPU checks' stand-in for a model) in the dtype asked for."""
+
 import json
 
 import mlx.core as mx

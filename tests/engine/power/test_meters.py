@@ -1,10 +1,12 @@
 """Power meters: each platform's format parsed from real-shaped fixtures, and the live meters this machine has."""
+
 import shutil
 import time
 from pathlib import Path
 
 import psutil
 import pytest
+from testdata import DATA
 
 from engine.power import PowerUnavailable, default_meter, doctor_lines, survey_meters
 from engine.power.estimated import CpuTimeEstimateMeter
@@ -13,7 +15,6 @@ from engine.power.linux_rapl import open_rapl
 from engine.power.macos_ioreg import IoregBatteryMeter, open_ioreg, parse_ioreg, system_watts
 from engine.power.macos_powermetrics import open_powermetrics, package_watts, parse_powermetrics
 from engine.power.nvml import open_nvml
-from testdata import DATA
 
 DATA = DATA / "power"
 RAPL_MAX = 262143328850
@@ -28,6 +29,7 @@ def set_energy(root: Path, zone: str, microjoules: int) -> None:
 
 
 # --- Linux RAPL -------------------------------------------------------------
+
 
 def test_rapl_counts_only_package_zones_and_unwraps_the_counter(tmp_path):
     root = fixture_copy("powercap_laptop", tmp_path)
@@ -67,6 +69,7 @@ def test_rapl_absent_is_unavailable(tmp_path):
 
 # --- Linux battery ----------------------------------------------------------
 
+
 def test_battery_power_now_ignores_a_mouse_battery():
     meter = open_battery(DATA / "power_supply_thinkpad")
     reading = meter.read()
@@ -86,6 +89,7 @@ def test_battery_while_charging_is_unavailable():
 
 # --- macOS ioreg ------------------------------------------------------------
 
+
 def test_ioreg_values_are_typed():
     props = parse_ioreg((DATA / "ioreg_macbookpro_m1pro_on_adapter.txt").read_text())
     assert props["ExternalConnected"] is True and props["Voltage"] == 12879
@@ -95,11 +99,14 @@ def test_ioreg_values_are_typed():
     assert battery["InstantAmperage"] == -903  # printed as unsigned 64-bit
 
 
-@pytest.mark.parametrize("capture, watts, how", [
-    ("ioreg_macbookair_m2_on_battery.txt", 11.391, "SystemLoad"),
-    ("ioreg_macbookpro_m1pro_on_adapter.txt", 13.984, "SystemLoad"),
-    ("ioreg_macbookpro_intel_on_battery.txt", 11.441 * 1.582, "voltage × current"),
-])
+@pytest.mark.parametrize(
+    "capture, watts, how",
+    [
+        ("ioreg_macbookair_m2_on_battery.txt", 11.391, "SystemLoad"),
+        ("ioreg_macbookpro_m1pro_on_adapter.txt", 13.984, "SystemLoad"),
+        ("ioreg_macbookpro_intel_on_battery.txt", 11.441 * 1.582, "voltage × current"),
+    ],
+)
 def test_ioreg_system_watts(capture, watts, how):
     assert system_watts(parse_ioreg((DATA / capture).read_text())) == (pytest.approx(watts), how)
 
@@ -123,6 +130,7 @@ def test_ioreg_meter_integrates_energy():
 
 # --- macOS powermetrics -----------------------------------------------------
 
+
 def test_powermetrics_apple_silicon():
     sample = parse_powermetrics((DATA / "powermetrics_m1pro.txt").read_text())
     assert (sample.cpu, sample.gpu, sample.ane) == (pytest.approx(7.426), pytest.approx(0.061), 0.0)
@@ -143,6 +151,7 @@ def test_powermetrics_meter_reads_a_capture():
 
 
 # --- live meters on this machine ----------------------------------------------
+
 
 def test_nvml_opens_or_says_why_not():
     try:

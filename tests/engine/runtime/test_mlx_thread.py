@@ -1,5 +1,6 @@
 """Threads that use MLX: a process exits cleanly right after joining them, and leaving a worker thread's own
 stream leaves the main thread's MLX and a later block on the same worker working."""
+
 import subprocess
 import sys
 import threading
@@ -7,9 +8,9 @@ import threading
 import mlx.core as mx
 import mlx.nn as nn
 import pytest
+from testdata import REPO
 
 from engine.runtime.mlx_thread import own_stream
-from testdata import REPO
 
 # Each script exits right after the join. Without the release in own_stream, 9 in 10 such processes aborted
 # here (exit status 134, "terminate called without an active exception"), so six clean exits are no chance.

@@ -3,6 +3,7 @@
 The journal must raise DiskFullError, keep the unwritten words in memory and save them once space is freed;
 exports must raise DiskFullError, leave the existing file and the in-memory transcript untouched.
 """
+
 import json
 import shutil
 import subprocess
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from testdata import REPO
-
 
 CHILD = """
 import copy, errno, json, sys
@@ -77,13 +77,21 @@ def run_on_full_disk(tmp_path: Path) -> dict:
     mount.mkdir()
     if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
         pytest.skip("needs Linux unshare to mount a small private tmpfs")
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
-                            f"mount -t tmpfs -o size=256k tmpfs '{mount}'"], capture_output=True, text=True)
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", f"mount -t tmpfs -o size=256k tmpfs '{mount}'"],
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         pytest.skip(f"cannot mount a private tmpfs here: {probe.stderr.strip()}")
     script = f"mount -t tmpfs -o size=256k tmpfs '{mount}' && exec \"$0\" -c \"$1\" '{mount}'"
-    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script,
-                           sys.executable, CHILD], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, sys.executable, CHILD],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

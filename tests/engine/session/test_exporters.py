@@ -1,22 +1,28 @@
 """Cue grouping and every export format, read back with standard parsers (srt, webvtt-py, json)."""
+
 import html
 import json
-
 from datetime import timedelta
 
 import numpy as np
 import pytest
 import srt
 import webvtt
+from testdata import DATA
 
 from engine.audio.files import load_audio
 from engine.errors import WhisperFlowError
 from engine.session.exporters import FORMATS, export, format_for_path, render, short_clock
-from engine.session.transcript import (LINE_LIMITS, SUBTITLE_LIMITS, CueLimits, Transcript, group_cues, settled,
-                                       subtitle_cues)
+from engine.session.transcript import (
+    LINE_LIMITS,
+    SUBTITLE_LIMITS,
+    CueLimits,
+    Transcript,
+    group_cues,
+    settled,
+    subtitle_cues,
+)
 from engine.session.words import Word
-from testdata import DATA
-
 
 
 def words_at(spec: list[tuple[str, float, float]]) -> list[Word]:
@@ -24,15 +30,29 @@ def words_at(spec: list[tuple[str, float, float]]) -> list[Word]:
 
 
 def test_cues_break_at_sentences_pauses_length_and_duration():
-    words = words_at([
-        ("Hello", 0.0, 0.4), ("there.", 0.5, 0.9),                     # sentence end
-        ("After", 1.0, 1.3), ("this", 1.4, 1.6),                       # then a 1.5 s pause
-        ("pause", 3.1, 3.5), ("a", 3.6, 3.7), ("rather", 3.8, 4.1), ("long", 4.2, 4.5),
-        ("stretch", 4.6, 5.0), ("of", 5.1, 5.2), ("words", 5.3, 5.6), ("without", 5.7, 6.0),  # 42 chars
-        ("end.", 6.1, 6.3),
-        ("Slow", 7.0, 8.0), ("slow", 9.0, 9.9), ("slow", 10.5, 11.4), ("slow", 12.0, 12.9),
-        ("slow", 13.5, 14.4), ("slow", 15.0, 15.9),  # 7 s limit (pauses under 1 s)
-    ])
+    words = words_at(
+        [
+            ("Hello", 0.0, 0.4),
+            ("there.", 0.5, 0.9),  # sentence end
+            ("After", 1.0, 1.3),
+            ("this", 1.4, 1.6),  # then a 1.5 s pause
+            ("pause", 3.1, 3.5),
+            ("a", 3.6, 3.7),
+            ("rather", 3.8, 4.1),
+            ("long", 4.2, 4.5),
+            ("stretch", 4.6, 5.0),
+            ("of", 5.1, 5.2),
+            ("words", 5.3, 5.6),
+            ("without", 5.7, 6.0),  # 42 chars
+            ("end.", 6.1, 6.3),
+            ("Slow", 7.0, 8.0),
+            ("slow", 9.0, 9.9),
+            ("slow", 10.5, 11.4),
+            ("slow", 12.0, 12.9),
+            ("slow", 13.5, 14.4),
+            ("slow", 15.0, 15.9),  # 7 s limit (pauses under 1 s)
+        ]
+    )
     cues = group_cues(words, SUBTITLE_LIMITS)
     texts = [c.text for c in cues]
     assert texts[:4] == ["Hello there.", "After this", "pause a rather long stretch of words", "without end."]
@@ -41,18 +61,20 @@ def test_cues_break_at_sentences_pauses_length_and_duration():
     assert texts[4:] == ["Slow slow slow slow", "slow slow"]
     # the cues tile the word list: indices are contiguous and cover every word once
     assert [i for c in cues for i in range(c.first, c.stop)] == list(range(len(words)))
-    assert all(c.words == tuple(words[c.first:c.stop]) for c in cues)
+    assert all(c.words == tuple(words[c.first : c.stop]) for c in cues)
     # a long word gets a cue of its own; punctuation inside quotes still ends a sentence
-    long = group_cues(words_at([("x" * 50, 0, 1), ("He", 1, 1.2), ('said "yes."', 1.3, 1.6), ("Then", 1.7, 2)]),
-                      CueLimits(42, 7.0, 1.0))
+    long = group_cues(
+        words_at([("x" * 50, 0, 1), ("He", 1, 1.2), ('said "yes."', 1.3, 1.6), ("Then", 1.7, 2)]),
+        CueLimits(42, 7.0, 1.0),
+    )
     assert [c.text for c in long] == ["x" * 50, 'He said "yes."', "Then"]
 
 
 @pytest.fixture(scope="module")
 def real_transcript(tiny_model) -> Transcript:
     """tiny.en's words for two LJ Speech sentences with a 1.5 s pause between them."""
-    from engine.stream.round import Transcriber
     from engine.stream.offline import transcribe_audio
+    from engine.stream.round import Transcriber
 
     a, b = load_audio(DATA / "LJ001-0009.wav"), load_audio(DATA / "LJ001-0008.wav")
     audio = np.concatenate([a, np.zeros(24000, np.float32), b])
@@ -71,10 +93,25 @@ def assert_cues(got: list[tuple[float, float, str]], transcript: Transcript) -> 
 def test_a_period_the_next_word_contradicts_is_a_comma_in_every_format():
     """flow, long-form file: a word confirmed at the end of a round's audio kept the period the round guessed there
     ("represented in the exhibition. in being comparatively modern"); the words after it go on in lower case."""
-    words = words_at([("represented", 0.0, 0.5), ("in", 0.5, 0.6), ("the", 0.6, 0.7), ("exhibition.", 0.7, 1.3),
-                      ("in", 1.4, 1.5), ("being", 1.5, 1.8), ("modern.", 1.8, 2.3), ("For", 2.4, 2.6),
-                      ("missals,", 2.7, 3.1), ("psalters,", 3.1, 3.6), ("etc.", 3.6, 4.0), ("produced", 4.0, 4.5),
-                      ("i.e.", 4.6, 4.9), ("the", 4.9, 5.0), ("letter.", 5.0, 5.4)])
+    words = words_at(
+        [
+            ("represented", 0.0, 0.5),
+            ("in", 0.5, 0.6),
+            ("the", 0.6, 0.7),
+            ("exhibition.", 0.7, 1.3),
+            ("in", 1.4, 1.5),
+            ("being", 1.5, 1.8),
+            ("modern.", 1.8, 2.3),
+            ("For", 2.4, 2.6),
+            ("missals,", 2.7, 3.1),
+            ("psalters,", 3.1, 3.6),
+            ("etc.", 3.6, 4.0),
+            ("produced", 4.0, 4.5),
+            ("i.e.", 4.6, 4.9),
+            ("the", 4.9, 5.0),
+            ("letter.", 5.0, 5.4),
+        ]
+    )
     transcript = Transcript("s", "2026-11-25T10:00:00+00:00", "file", "tiny.en", words)
     said = "represented in the exhibition, in being modern. For missals, psalters, etc. produced i.e. the letter."
     assert transcript.text == said
@@ -98,15 +135,21 @@ def test_every_format_written_and_parsed_back(real_transcript, tmp_path):
     assert [s.index for s in subs] == list(range(1, len(subs) + 1))
 
     captions = webvtt.read(str(paths["vtt"])).captions
-    assert_cues([(c.start_time.in_milliseconds() / 1000, c.end_time.in_milliseconds() / 1000,
-                  html.unescape(c.text)) for c in captions], t)
+    assert_cues(
+        [
+            (c.start_time.in_milliseconds() / 1000, c.end_time.in_milliseconds() / 1000, html.unescape(c.text))
+            for c in captions
+        ],
+        t,
+    )
 
     doc = json.loads(paths["json"].read_text(encoding="utf-8"))
     assert (doc["session_id"], doc["source"], doc["model"]) == (t.session_id, t.source, t.model)
     assert doc["text"] == t.text
     assert [w["text"] for w in doc["words"]] == [w.text for w in t.words]
     assert [v for w in doc["words"] for v in (w["start"], w["end"], w["confidence"])] == pytest.approx(
-        [v for w in t.words for v in (w.start, w.end, w.probability)], abs=1e-3)
+        [v for w in t.words for v in (w.start, w.end, w.probability)], abs=1e-3
+    )
 
     lines = paths["txt"].read_text(encoding="utf-8").splitlines()
     assert " ".join(lines) == t.text
@@ -143,8 +186,13 @@ def test_selection_exports(real_transcript, tmp_path):
 
 
 def test_markup_is_escaped_and_format_comes_from_suffix_or_argument(tmp_path):
-    t = Transcript("s", "2025-01-02T03:04:05+00:00", "mic", "tiny.en",
-                   words_at([("<b>AT&T", 0.0, 0.5), ("-->", 0.6, 0.6), ("rocks.", 0.7, 1.0)]))
+    t = Transcript(
+        "s",
+        "2025-01-02T03:04:05+00:00",
+        "mic",
+        "tiny.en",
+        words_at([("<b>AT&T", 0.0, 0.5), ("-->", 0.6, 0.6), ("rocks.", 0.7, 1.0)]),
+    )
     vtt = export(t, tmp_path / "x.vtt")
     caption = webvtt.read(str(vtt)).captions[0]
     assert html.unescape(caption.text) == "<b>AT&T --> rocks."
@@ -195,10 +243,9 @@ def assert_subtitle_rules(cues, words) -> None:
 def test_subtitle_rules_on_a_real_session(tiny_model, tmp_path):
     """A real captioned session (four LJ Speech sentences streamed through the engine) as SRT and VTT."""
     from engine.audio.sources import FileSource
+    from engine.runtime.paths import SAMPLE_AUDIO
     from engine.stream.config import StreamConfig, build_processor
     from engine.stream.runner import run_stream
-
-    from engine.runtime.paths import SAMPLE_AUDIO
 
     clips = [SAMPLE_AUDIO, DATA / "LJ001-0008.wav", DATA / "LJ001-0009.wav", DATA / "LJ001-0013.wav"]
     audio = np.concatenate([np.concatenate([load_audio(c), np.zeros(8000, np.float32)]) for c in clips])
@@ -223,11 +270,30 @@ def test_subtitle_rules_on_a_real_session(tiny_model, tmp_path):
 
 
 def test_subtitle_cues_split_long_sentences_at_phrase_ends_and_keep_no_orphans():
-    words = words_at([("When", 0, .2), ("the", .2, .3), ("bench", .3, .6), ("ran,", .6, .9), ("every", 1, 1.2),
-                      ("allocation", 1.2, 1.7), ("was", 1.7, 1.8), ("measured", 1.8, 2.2), ("twice", 2.2, 2.5),
-                      ("on", 2.5, 2.6), ("the", 2.6, 2.7), ("sample", 2.7, 3.0), ("recording,", 3.0, 3.5),
-                      ("and", 3.6, 3.7), ("the", 3.7, 3.8), ("fastest", 3.8, 4.2), ("one", 4.2, 4.4),
-                      ("won.", 4.4, 4.6), ("Yes.", 4.62, 4.64), ("Then", 9.0, 9.02)])
+    words = words_at(
+        [
+            ("When", 0, 0.2),
+            ("the", 0.2, 0.3),
+            ("bench", 0.3, 0.6),
+            ("ran,", 0.6, 0.9),
+            ("every", 1, 1.2),
+            ("allocation", 1.2, 1.7),
+            ("was", 1.7, 1.8),
+            ("measured", 1.8, 2.2),
+            ("twice", 2.2, 2.5),
+            ("on", 2.5, 2.6),
+            ("the", 2.6, 2.7),
+            ("sample", 2.7, 3.0),
+            ("recording,", 3.0, 3.5),
+            ("and", 3.6, 3.7),
+            ("the", 3.7, 3.8),
+            ("fastest", 3.8, 4.2),
+            ("one", 4.2, 4.4),
+            ("won.", 4.4, 4.6),
+            ("Yes.", 4.62, 4.64),
+            ("Then", 9.0, 9.02),
+        ]
+    )
     cues = subtitle_cues(words)
     assert_subtitle_rules(cues, words)
     assert cues[0].lines[-1].endswith("recording,") or cues[0].lines[0].endswith("ran,")

@@ -1,4 +1,5 @@
 """Fuzz (fixed seed): damaged session journals list and load, or raise WhisperFlowError, never another exception."""
+
 import json
 import os
 import random
@@ -7,9 +8,21 @@ from engine.errors import WhisperFlowError
 from engine.session.journal import SessionJournal, list_sessions, load_session, unfinished_sessions
 from engine.session.words import Word
 
-JUNK = [b"", b"{", b"null", b"[]", b"42", b'"x"', b'{"session_id": 5}', b'{"word_count": "many"}',
-        b'{"word_count": null, "duration_s": "x"}', b'{"text": 1, "start": "a"}', b"\xff\xfe\x00garbage",
-        b'{"text": "a", "start": NaN, "end": Infinity}', b'{"session_id": "s", "started_at": 12}']
+JUNK = [
+    b"",
+    b"{",
+    b"null",
+    b"[]",
+    b"42",
+    b'"x"',
+    b'{"session_id": 5}',
+    b'{"word_count": "many"}',
+    b'{"word_count": null, "duration_s": "x"}',
+    b'{"text": 1, "start": "a"}',
+    b"\xff\xfe\x00garbage",
+    b'{"text": "a", "start": NaN, "end": Infinity}',
+    b'{"session_id": "s", "started_at": 12}',
+]
 
 
 def test_damaged_journals_never_raise_anything_else(tmp_path):

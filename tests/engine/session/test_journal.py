@@ -1,19 +1,28 @@
 """Session journals on real files: crash recovery (SIGKILL mid-session), torn lines, listing, deletion."""
+
 import json
 import signal
 import subprocess
 import sys
 
 import pytest
-
-from engine.errors import WhisperFlowError
-from engine.session.journal import (COMPLETE_FILE, WORDS_FILE, SessionJournal, delete_session, list_sessions, load_session,
-                            mark_recovered, sessions_dir, unfinished_sessions)
-from engine.session import transcript
-from engine.session.transcript import SessionMeta
-from engine.session.words import Word
 from testdata import REPO
 
+from engine.errors import WhisperFlowError
+from engine.session import transcript
+from engine.session.journal import (
+    COMPLETE_FILE,
+    WORDS_FILE,
+    SessionJournal,
+    delete_session,
+    list_sessions,
+    load_session,
+    mark_recovered,
+    sessions_dir,
+    unfinished_sessions,
+)
+from engine.session.transcript import SessionMeta
+from engine.session.words import Word
 
 WRITER = """
 import sys
@@ -42,8 +51,7 @@ def sample_words(n: int) -> list[Word]:
 
 @pytest.mark.parametrize("kill_after", [40, 400])
 def test_sigkill_mid_session_loses_no_acknowledged_word(tmp_path, kill_after):
-    child = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     session_id = child.stdout.readline().strip()
     acked = 0
     while acked < kill_after:
@@ -110,9 +118,11 @@ def test_append_close_list_and_load(tmp_path):
 
 
 def test_sessions_listed_newest_first_and_deleted(tmp_path):
-    starts = {"a": "2025-03-14T10:00:00+02:00",  # 08:00 UTC: the oldest despite its later local time
-              "b": "2025-03-14T09:00:00+00:00",
-              "c": "2025-03-15T07:30:00-05:00"}
+    starts = {
+        "a": "2025-03-14T10:00:00+02:00",  # 08:00 UTC: the oldest despite its later local time
+        "b": "2025-03-14T09:00:00+00:00",
+        "c": "2025-03-15T07:30:00-05:00",
+    }
     for name, started_at in starts.items():
         SessionJournal.create(tmp_path, SessionMeta(f"s-{name}", started_at, "mic", "tiny.en")).close()
     (tmp_path / "stray-folder").mkdir()

@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
-
-from engine.stream.round import RoundResult, Segment, Word
-from engine.stream.agreement import HypothesisBuffer
-from engine.audio.files import SAMPLE_RATE
-from engine.stream.processor import KEPT_WORDS, OnlineProcessor
-from engine.session.transcript import sentence_start
 from fake_transcriber import FakeTranscriber
+
+from engine.audio.files import SAMPLE_RATE
+from engine.session.transcript import sentence_start
+from engine.stream.agreement import HypothesisBuffer
+from engine.stream.processor import KEPT_WORDS, OnlineProcessor
+from engine.stream.round import RoundResult, Segment, Word
 
 
 def words(*spec):
@@ -83,7 +83,7 @@ def test_buffer_trimmed_at_confirmed_segment_end_after_15s_and_prompt_is_trimmed
 def test_a_long_session_keeps_a_bounded_number_of_confirmed_words_and_the_same_prompt():
     consonants = "bcdfgklmnprstvwz"
     texts = [a + b + c + d for a in consonants for b in "aeiou" for c in consonants for d in "aeiou"]
-    texts = texts[:3 * KEPT_WORDS]  # distinct words, none a number
+    texts = texts[: 3 * KEPT_WORDS]  # distinct words, none a number
     said = words(*((t, i * 0.05, i * 0.05 + 0.045) for i, t in enumerate(texts)))  # 75 s of words
     tr = ScriptedTranscriber([result([Segment(0.0, 75.0, "many", [], said)])] * 2)
     tr.max_buffer_s = 90.0  # one window holds them all
@@ -93,7 +93,7 @@ def test_a_long_session_keeps_a_bounded_number_of_confirmed_words_and_the_same_p
     assert len(proc.process_iter()) == 3 * KEPT_WORDS  # all confirmed and returned
     assert proc.committed == said[-KEPT_WORDS:]
     prompt = proc.prompt(start=80.0)
-    assert prompt == " ".join(texts[-len(prompt.split()):])
+    assert prompt == " ".join(texts[-len(prompt.split()) :])
     assert len(prompt) <= proc.prompt_chars < len(prompt) + 1 + len(texts[-len(prompt.split()) - 1])
 
 
@@ -144,8 +144,17 @@ def test_the_streams_first_word_begins_its_transcript_with_a_capital_and_later_w
     # "printing": the same word, so it keeps its capital and the words after it keep their case
 
 
-@pytest.mark.parametrize("text, start", [("printing", "Printing"), ("however.", "However."), ("'tis", "'Tis"),
-                                         ("Printing,", "Printing,"), ("iPhone", "iPhone"), ("42", "42")])
+@pytest.mark.parametrize(
+    "text, start",
+    [
+        ("printing", "Printing"),
+        ("however.", "However."),
+        ("'tis", "'Tis"),
+        ("Printing,", "Printing,"),
+        ("iPhone", "iPhone"),
+        ("42", "42"),
+    ],
+)
 def test_sentence_start_capitalizes_a_lower_case_word_only(text, start):
     assert sentence_start(text) == start
 
@@ -225,70 +234,131 @@ def agree_twice(hb: HypothesisBuffer, *spec) -> list[Word]:
     return confirmed
 
 
-@pytest.mark.parametrize("confirmed_first, then, new", [
-    # The long-form file in 0.31 s rounds: "15th" was confirmed ending at 31.20 s, the next rounds heard "century"
-    # at 31.04-31.40 s; by its start it looked already confirmed, and the word was lost.
-    ((("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
-     (("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)),
-     ["century", "may"]),
-    # A FLEURS clip with the hush word: "in" was confirmed at 7.82-8.16 s, the next rounds timed "modern" at
-    # 8.14-8.14, inside it; by its middle it looked already said, and the word was lost.
-    ((("built", 7.6, 7.82), ("in", 7.82, 8.16)),
-     (("built", 7.6, 7.82), ("in", 7.82, 8.16), ("modern", 8.14, 8.14), ("times.", 8.14, 8.6)),
-     ["modern", "times."]),
-    # Without the round's own copy of the last confirmed word before it, a word timed inside the confirmed words
-    # is that word said again, however the round spells it.
-    ((("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
-     (("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)),
-     ["century"]),
-    # LJ001-0009 cut at 4.48 s with silence before the hush word: "maybe" was confirmed at 2.66-2.78 s, the next
-    # rounds said "may be" at 2.06-2.64 and 2.64-2.98; by its middle "be" looked new, and "maybe be" came out.
-    ((("purpose,", 1.52, 2.04), ("maybe", 2.66, 2.78)),
-     (("purpose", 1.5, 2.06), ("may", 2.06, 2.64), ("be", 2.64, 2.98), ("considered", 2.98, 3.24)),
-     ["considered"]),
-    # The long-form file, the buffer cut before the confirmed "movable type the" (139.9-141.1 s): a round said only
-    # those words again, timed at the end of its audio. By time they were new, and once confirmed, the speech
-    # between ("the aforesaid Gutenberg Bible is printed in letters which are an exact imitation of") was lost.
-    ((("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
-     (("movable", 146.46, 146.9), ("type", 146.9, 147.1), ("the", 147.1, 147.3)),
-     []),
-    # The round after it said them again in place, then the words they were waiting for.
-    ((("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
-     (("movable", 139.9, 140.3), ("type", 140.3, 140.9), ("the", 140.9, 141.3), ("aforesaid", 141.3, 141.9)),
-     ["aforesaid"]),
-    # The same file: the confirmed "an" timed to the end of the audio, where the next word was squeezed (224.48-225.2
-    # s). The next round said the confirmed words again and "exceedingly" at 224.82-225.3, inside "an": it is new,
-    # because it comes after the round's copy of every confirmed word.
-    ((("and", 223.66, 224.22), ("used", 224.22, 224.48), ("an", 224.48, 225.2)),
-     (("and", 223.66, 224.24), ("used", 224.24, 224.5), ("an", 224.5, 224.82), ("exceedingly", 224.82, 225.3),
-      ("beautiful", 225.3, 225.88)),
-     ["exceedingly", "beautiful"]),
-    # The long-form file in `baseline`'s 1.2 s rounds: "the" was confirmed at 47.78 s, at the end of a round's audio,
-    # though it was said at 46.2. The next round said the confirmed words again and then "aforementioned Gutenberg
-    # Bible" at 46.32-48.14 s; by time they were already said, and two words were lost.
-    # Its first word, cut by the buffer's start, came out otherwise ("respectively," then "satisfactorily").
-    ((("respectively,", 43.64, 44.6), ("with", 44.6, 44.9), ("movable", 44.9, 45.36), ("type,", 45.36, 45.84),
-      ("the", 47.78, 47.8)),
-     (("satisfactorily", 43.64, 44.58), ("with", 44.58, 44.9), ("movable", 44.9, 45.36), ("type", 45.36, 45.84),
-      ("the", 46.2, 46.32),
-      ("aforementioned", 46.32, 46.74), ("Gutenberg", 46.74, 47.44), ("Bible,", 47.44, 48.14)),
-     ["aforementioned", "Gutenberg", "Bible,"]),
-    # A confirmed word said again later in the round: the round's first copy is the confirmed one.
-    ((("the", 1.0, 1.2),), (("the", 1.0, 1.2), ("cat", 1.3, 1.6), ("the", 1.7, 1.8), ("dog", 1.9, 2.2)),
-     ["cat", "the", "dog"]),
-    # The long-form file with a 12 s buffer: rounds stuck on "the Chinese took a", the "a" stretched to the end of
-    # their audio, confirmed it at 13.78-15.18 s. The round that said the speech after it paired that "a" with the
-    # one in "by a similar", and "impressions from wood blocks … by" counted as already said. Words said among the
-    # confirmed ones are no copy of them: the time rule decides, and keeps what was said after the stretched "a".
-    ((("Chinese", 12.98, 13.42), ("took", 13.42, 13.72), ("a", 13.78, 15.18)),
-     (("Chinese", 12.98, 13.42), ("took", 13.42, 13.72), ("impressions", 13.72, 14.28), ("from", 14.28, 14.84),
-      ("wood", 14.84, 15.16), ("blocks", 15.16, 15.68), ("engraved", 15.68, 16.46), ("in", 16.46, 16.72),
-      ("relief", 16.72, 17.14), ("by", 19.84, 20.6), ("a", 20.6, 20.86), ("similar", 20.86, 21.02)),
-     ["blocks", "engraved", "in", "relief", "by", "a", "similar"]),
-], ids=["confirmed-word-timed-into-the-next", "word-squeezed-into-the-confirmed-end", "confirmed-word-respelled",
-        "confirmed-word-said-in-two", "confirmed-words-said-again-late", "confirmed-words-said-again-in-place",
-        "word-after-the-confirmed-words-timed-inside-them", "confirmed-word-timed-late",
-        "confirmed-word-said-again-later", "words-said-among-the-confirmed-ones"])
+@pytest.mark.parametrize(
+    "confirmed_first, then, new",
+    [
+        # The long-form file in 0.31 s rounds: "15th" was confirmed ending at 31.20 s, the next rounds heard "century"
+        # at 31.04-31.40 s; by its start it looked already confirmed, and the word was lost.
+        (
+            (("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
+            (("the", 30.38, 30.6), ("15th", 30.62, 31.04), ("century", 31.04, 31.4), ("may", 31.46, 32.1)),
+            ["century", "may"],
+        ),
+        # A FLEURS clip with the hush word: "in" was confirmed at 7.82-8.16 s, the next rounds timed "modern" at
+        # 8.14-8.14, inside it; by its middle it looked already said, and the word was lost.
+        (
+            (("built", 7.6, 7.82), ("in", 7.82, 8.16)),
+            (("built", 7.6, 7.82), ("in", 7.82, 8.16), ("modern", 8.14, 8.14), ("times.", 8.14, 8.6)),
+            ["modern", "times."],
+        ),
+        # Without the round's own copy of the last confirmed word before it, a word timed inside the confirmed words
+        # is that word said again, however the round spells it.
+        (
+            (("the", 30.38, 30.6), ("15th", 30.6, 31.2)),
+            (("the", 30.38, 30.6), ("fifteenth", 30.6, 31.1), ("century", 31.1, 31.5)),
+            ["century"],
+        ),
+        # LJ001-0009 cut at 4.48 s with silence before the hush word: "maybe" was confirmed at 2.66-2.78 s, the next
+        # rounds said "may be" at 2.06-2.64 and 2.64-2.98; by its middle "be" looked new, and "maybe be" came out.
+        (
+            (("purpose,", 1.52, 2.04), ("maybe", 2.66, 2.78)),
+            (("purpose", 1.5, 2.06), ("may", 2.06, 2.64), ("be", 2.64, 2.98), ("considered", 2.98, 3.24)),
+            ["considered"],
+        ),
+        # The long-form file, the buffer cut before the confirmed "movable type the" (139.9-141.1 s): a round said only
+        # those words again, timed at the end of its audio. By time they were new, and once confirmed, the speech
+        # between ("the aforesaid Gutenberg Bible is printed in letters which are an exact imitation of") was lost.
+        (
+            (("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
+            (("movable", 146.46, 146.9), ("type", 146.9, 147.1), ("the", 147.1, 147.3)),
+            [],
+        ),
+        # The round after it said them again in place, then the words they were waiting for.
+        (
+            (("movable", 139.9, 140.34), ("type", 140.34, 140.86), ("the", 140.86, 141.1)),
+            (("movable", 139.9, 140.3), ("type", 140.3, 140.9), ("the", 140.9, 141.3), ("aforesaid", 141.3, 141.9)),
+            ["aforesaid"],
+        ),
+        # The same file: the confirmed "an" timed to the end of the audio, where the next word was squeezed
+        # (224.48-225.2 s). The next round said the confirmed words again and "exceedingly" at 224.82-225.3, inside
+        # "an": it is new, because it comes after the round's copy of every confirmed word.
+        (
+            (("and", 223.66, 224.22), ("used", 224.22, 224.48), ("an", 224.48, 225.2)),
+            (
+                ("and", 223.66, 224.24),
+                ("used", 224.24, 224.5),
+                ("an", 224.5, 224.82),
+                ("exceedingly", 224.82, 225.3),
+                ("beautiful", 225.3, 225.88),
+            ),
+            ["exceedingly", "beautiful"],
+        ),
+        # The long-form file in `baseline`'s 1.2 s rounds: "the" was confirmed at 47.78 s, at the end of a round's
+        # audio, though it was said at 46.2. The next round said the confirmed words again and then "aforementioned
+        # Gutenberg Bible" at 46.32-48.14 s; by time they were already said, and two words were lost. Its first word,
+        # cut by the buffer's start, came out otherwise ("respectively," then "satisfactorily").
+        (
+            (
+                ("respectively,", 43.64, 44.6),
+                ("with", 44.6, 44.9),
+                ("movable", 44.9, 45.36),
+                ("type,", 45.36, 45.84),
+                ("the", 47.78, 47.8),
+            ),
+            (
+                ("satisfactorily", 43.64, 44.58),
+                ("with", 44.58, 44.9),
+                ("movable", 44.9, 45.36),
+                ("type", 45.36, 45.84),
+                ("the", 46.2, 46.32),
+                ("aforementioned", 46.32, 46.74),
+                ("Gutenberg", 46.74, 47.44),
+                ("Bible,", 47.44, 48.14),
+            ),
+            ["aforementioned", "Gutenberg", "Bible,"],
+        ),
+        # A confirmed word said again later in the round: the round's first copy is the confirmed one.
+        (
+            (("the", 1.0, 1.2),),
+            (("the", 1.0, 1.2), ("cat", 1.3, 1.6), ("the", 1.7, 1.8), ("dog", 1.9, 2.2)),
+            ["cat", "the", "dog"],
+        ),
+        # The long-form file with a 12 s buffer: rounds stuck on "the Chinese took a", the "a" stretched to the end of
+        # their audio, confirmed it at 13.78-15.18 s. The round that said the speech after it paired that "a" with the
+        # one in "by a similar", and "impressions from wood blocks … by" counted as already said. Words said among the
+        # confirmed ones are no copy of them: the time rule decides, and keeps what was said after the stretched "a".
+        (
+            (("Chinese", 12.98, 13.42), ("took", 13.42, 13.72), ("a", 13.78, 15.18)),
+            (
+                ("Chinese", 12.98, 13.42),
+                ("took", 13.42, 13.72),
+                ("impressions", 13.72, 14.28),
+                ("from", 14.28, 14.84),
+                ("wood", 14.84, 15.16),
+                ("blocks", 15.16, 15.68),
+                ("engraved", 15.68, 16.46),
+                ("in", 16.46, 16.72),
+                ("relief", 16.72, 17.14),
+                ("by", 19.84, 20.6),
+                ("a", 20.6, 20.86),
+                ("similar", 20.86, 21.02),
+            ),
+            ["blocks", "engraved", "in", "relief", "by", "a", "similar"],
+        ),
+    ],
+    ids=[
+        "confirmed-word-timed-into-the-next",
+        "word-squeezed-into-the-confirmed-end",
+        "confirmed-word-respelled",
+        "confirmed-word-said-in-two",
+        "confirmed-words-said-again-late",
+        "confirmed-words-said-again-in-place",
+        "word-after-the-confirmed-words-timed-inside-them",
+        "confirmed-word-timed-late",
+        "confirmed-word-said-again-later",
+        "words-said-among-the-confirmed-ones",
+    ],
+)
 def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     hb = HypothesisBuffer()
     agree_twice(hb, *confirmed_first)

@@ -1,15 +1,18 @@
 """A hush-word round that stops before speech the voice-activity detector heard is decoded again, held back from
 ending before that speech (docs/bench/early-stop), on the recorded long-form file with the real tiny.en model and
 Silero VAD."""
+
 import numpy as np
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.stream.config import StreamConfig, build_processor
-from testdata import DATA
 
 # The confirmed text before the buffer's start in the recorded run; it predicts "types", and the round stops there
-PROMPT = ("the 15th century, may justly be considered. as the invention of the art of printing. and it is worth "
-          "mention in passing. that as an example of fine typography. the earliest book printed with movable")
+PROMPT = (
+    "the 15th century, may justly be considered. as the invention of the art of printing. and it is worth "
+    "mention in passing. that as an example of fine typography. the earliest book printed with movable"
+)
 CUT_S = 44.38  # the buffer starts at the confirmed "types," ("… movable types, the Gutenberg, or 42-line Bible …")
 
 

@@ -4,6 +4,8 @@ real clips with the real tiny.en model."""
 import numpy as np
 import pytest
 import soundfile as sf
+from fake_transcriber import FakeTranscriber
+from testdata import DATA
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import FileSource
@@ -16,8 +18,6 @@ from engine.stream.emission import EMIT_POLICIES, Emission, aligned_prefix, with
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
 from engine.stream.runner import run_stream
-from fake_transcriber import FakeTranscriber
-from testdata import DATA
 
 PRINTING = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
 SURPASSED = "has never been surpassed."
@@ -48,8 +48,15 @@ def test_a_guarded_round_keeps_its_last_word_under_every_policy():
 
 
 def test_a_run_of_words_squeezed_into_one_instant_is_dropped_and_a_single_short_word_kept():
-    ws = words(("the", 0.0, 0.2, 0.9), ("and", 0.2, 0.2, 0.9), ("it", 0.2, 0.2, 0.9), ("was", 0.2, 0.2, 0.9),
-               ("on", 0.3, 0.4, 0.9), ("of", 0.45, 0.47, 0.9), ("types", 0.5, 0.9, 0.9))
+    ws = words(
+        ("the", 0.0, 0.2, 0.9),
+        ("and", 0.2, 0.2, 0.9),
+        ("it", 0.2, 0.2, 0.9),
+        ("was", 0.2, 0.2, 0.9),
+        ("on", 0.3, 0.4, 0.9),
+        ("of", 0.45, 0.47, 0.9),
+        ("types", 0.5, 0.9, 0.9),
+    )
     assert [w.text for w in without_squeezed(ws)] == ["the", "on", "of", "types"]
 
 
@@ -84,8 +91,9 @@ class DisagreeingTranscriber(FakeTranscriber):
         self.calls += 1
         second = ("beta", "gamma", "delta")[self.calls % 3]
         ws = words(("alpha", 0.1, 0.5, 0.9), (second, 0.6, 0.9, 0.9))
-        return RoundResult([Segment(0.0, 0.9, "", [], ws)], [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [],
-                           audio_s=len(audio) / SAMPLE_RATE)
+        return RoundResult(
+            [Segment(0.0, 0.9, "", [], ws)], [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [], audio_s=len(audio) / SAMPLE_RATE
+        )
 
 
 def stream_half_seconds(processor, n):
@@ -178,8 +186,9 @@ def test_the_detector_hears_speech_and_not_silence():
     assert end - 0.4 < detector.voice_end <= end + 0.1
     assert detector.speech_between(0.0, 1.0) == 0.0
     assert 0.6 * (end - 1.0) < detector.speech_between(1.0, end) <= end - 1.0
-    assert detector.speech_between(1.0, 1.5) + detector.speech_between(1.5, end) == \
-        pytest.approx(detector.speech_between(0.0, end + 1.0))
+    assert detector.speech_between(1.0, 1.5) + detector.speech_between(1.5, end) == pytest.approx(
+        detector.speech_between(0.0, end + 1.0)
+    )
     # where the last second of speech before the end begins, and no such point for more speech than was heard
     last = detector.last_speech_from(end, 1.0)
     assert 1.0 < last < end - 1.0 and detector.speech_between(last, end) == pytest.approx(1.0)
@@ -211,8 +220,9 @@ def test_the_detector_skips_a_silent_stretch_without_dropping_the_speech_after_i
     processor, notices = build_processor(tiny_model, config)
     assert notices == [] and processor.vad is not None
     events = []
-    done = run_stream(processor, FileSource(str(path)), pace="unaware",
-                      on_update=lambda update: events.extend(update.confirmed))
+    done = run_stream(
+        processor, FileSource(str(path)), pace="unaware", on_update=lambda update: events.extend(update.confirmed)
+    )
     processor.close()
     text = " ".join(e.text for e in events)
     assert corpus_wer([PRINTING + " " + SURPASSED], [text]) < 0.15, text  # tiny.en says "maybe consider"
@@ -232,8 +242,12 @@ def test_speech_that_starts_before_the_detector_notices_it_keeps_its_first_word(
     assert detector.voice_end is None  # half a second of speech, not yet noticed
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
     events = []
-    done = run_stream(processor, FileSource(str(DATA / "fleurs-en-004.ogg")), pace="unaware",
-                      on_update=lambda update: events.extend(update.confirmed))
+    done = run_stream(
+        processor,
+        FileSource(str(DATA / "fleurs-en-004.ogg")),
+        pace="unaware",
+        on_update=lambda update: events.extend(update.confirmed),
+    )
     processor.close()
     assert done.skipped_rounds >= 1  # rounds did wait for the detector
     assert [e.text.strip(",.").lower() for e in events[:2]] == ["many", "people"], [e.text for e in events]
@@ -241,12 +255,24 @@ def test_speech_that_starts_before_the_detector_notices_it_keeps_its_first_word(
 
 @pytest.mark.parametrize("emit", EMIT_POLICIES)
 def test_each_emission_policy_streams_a_real_clip_to_the_right_words(tiny_model, emit):
-    config = StreamConfig(policy="flow", pipeline=False, hush=True, guard_frames=8, emit=emit, min_chunk_s=0.5,
-                          buffer_trimming_s=4.0, trim_at="word")
+    config = StreamConfig(
+        policy="flow",
+        pipeline=False,
+        hush=True,
+        guard_frames=8,
+        emit=emit,
+        min_chunk_s=0.5,
+        buffer_trimming_s=4.0,
+        trim_at="word",
+    )
     processor, _ = build_processor(tiny_model, config)
     events = []
-    run_stream(processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="unaware",
-               on_update=lambda update: events.extend(update.confirmed))
+    run_stream(
+        processor,
+        FileSource(str(DATA / "LJ001-0009.wav")),
+        pace="unaware",
+        on_update=lambda update: events.extend(update.confirmed),
+    )
     processor.close()
     text = " ".join(e.text for e in events)
     assert corpus_wer([PRINTING], [text]) <= 0.2, text  # tiny.en says "maybe consider (it)"
@@ -255,8 +281,9 @@ def test_each_emission_policy_streams_a_real_clip_to_the_right_words(tiny_model,
     assert len(trigrams) == len(set(trigrams))  # nothing said twice
 
 
-def test_a_corrupt_voice_activity_model_is_named_and_the_stream_runs_every_round_instead(tiny_model, tmp_path,
-                                                                                      monkeypatch):
+def test_a_corrupt_voice_activity_model_is_named_and_the_stream_runs_every_round_instead(
+    tiny_model, tmp_path, monkeypatch
+):
     import engine.audio.vad as vad
     from engine.errors import ModelError
 

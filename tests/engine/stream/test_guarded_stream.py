@@ -1,13 +1,14 @@
 """A hushed stream with the guard on: rounds over a real clip cut mid-word stop at the end of their audio,
 without repetition, and the stream's done record counts the guard's stops and the padded retries."""
+
+import soundfile as sf
+from testdata import DATA
+
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import FileSource
 from engine.encoder.input import encoder_gflops
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
-from testdata import DATA
-
-import soundfile as sf
 
 REFERENCE = "printing then for our purpose may be considered as the art of making books by means of movable types"
 
@@ -20,8 +21,13 @@ def test_a_hushed_guarded_stream_over_a_clip_cut_mid_word_stops_without_repetiti
     processor, notices = build_processor(tiny_model, config)
     assert notices == []  # tiny.en has its hush word: no padding
     words = []
-    done = run_stream(processor, FileSource(str(cut)), pace="fast", min_chunk_s=1.0,
-                      on_update=lambda update: words.extend(w.text for w in update.confirmed))
+    done = run_stream(
+        processor,
+        FileSource(str(cut)),
+        pace="fast",
+        min_chunk_s=1.0,
+        on_update=lambda update: words.extend(w.text for w in update.confirmed),
+    )
     processor.close()
     said = [w.strip(".,").lower() for w in words]
     trigrams = list(zip(said, said[1:], said[2:]))
@@ -39,8 +45,13 @@ def test_the_last_word_of_a_guarded_stream_is_kept(tiny_model, tmp_path):
     sf.write(whole, load_audio(DATA / "LJ001-0009.wav"), SAMPLE_RATE)
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", hush=True, guard_frames=8, pipeline=False))
     words = []
-    run_stream(processor, FileSource(str(whole)), pace="fast", min_chunk_s=1.0,
-               on_update=lambda update: words.extend(w.text for w in update.confirmed))
+    run_stream(
+        processor,
+        FileSource(str(whole)),
+        pace="fast",
+        min_chunk_s=1.0,
+        on_update=lambda update: words.extend(w.text for w in update.confirmed),
+    )
     processor.close()
     said = [w.strip(".,").lower() for w in words]
     assert said[-3:] == ["of", "movable", "types"]
@@ -63,8 +74,12 @@ def test_silence_before_the_hush_word_keeps_a_weak_first_word(tiny_model):
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow"))
     assert processor.transcriber.padding.min_seconds == 8.0
     words = []
-    run_stream(processor, FileSource(str(DATA / "LJ001-0003.wav")), pace="unaware",
-               on_update=lambda update: words.extend(w.text for w in update.confirmed))
+    run_stream(
+        processor,
+        FileSource(str(DATA / "LJ001-0003.wav")),
+        pace="unaware",
+        on_update=lambda update: words.extend(w.text for w in update.confirmed),
+    )
     processor.close()
     said = [w.strip(".,").lower() for w in words]
     assert said[:4] == ["for", "although", "the", "chinese"], said

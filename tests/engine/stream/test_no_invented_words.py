@@ -3,11 +3,12 @@
 Rounds are driven by direct processor calls (the --pace fast loop without its clock), with greedy decoding
 and 4 s chunks to keep two minutes of audio quick on two cores.
 """
+
 import numpy as np
+from testdata import DATA, REPO
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.stream.config import StreamConfig, build_processor
-from testdata import DATA, REPO
 
 CHUNK_S = 4
 
@@ -17,7 +18,7 @@ def stream_words(model, audio: np.ndarray, policy: str = "baseline", beam: int =
     words = []
     step = int(chunk_s * SAMPLE_RATE)
     for i in range(0, len(audio), step):
-        processor.insert_audio_chunk(audio[i:i + step])
+        processor.insert_audio_chunk(audio[i : i + step])
         words += processor.process_iter()
     words += processor.finish()
     processor.close()

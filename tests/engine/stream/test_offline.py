@@ -1,6 +1,8 @@
 """Offline transcription across Whisper's 30 s window seam keeps every word (openai-whisper's seeking)."""
+
 import jiwer
 import numpy as np
+from testdata import DATA
 from whisper_normalizer.english import EnglishTextNormalizer
 
 from engine.audio.files import SAMPLE_RATE, load_audio
@@ -8,10 +10,11 @@ from engine.decoder.options import DecodeResult
 from engine.stream import offline
 from engine.stream.offline import decode_with_fallback, transcribe_audio
 from engine.stream.round import Transcriber
-from testdata import DATA
 
 TEXTS = {
-    "LJ001-0009": "Printing, then, for our purpose, may be considered as the art of making books by means of movable types.",
+    "LJ001-0009": (
+        "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
+    ),
     "LJ001-0008": "has never been surpassed.",
     "LJ001-0013": "than in the same operations with ugly ones.",
     "LJ001-0004": "produced the block books, which were the immediate predecessors of the true printed book,",

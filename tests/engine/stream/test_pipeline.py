@@ -1,16 +1,18 @@
 """Pipelining: same words as the serial loop, clean shutdown, and calibration profiles that streams load."""
+
 import os
 import signal
 import subprocess
 import sys
 import threading
 
-from engine.stream.profiles import Allocation, load_profile
-from engine.stream.profiler import calibrate, choose
+from testdata import DATA
+
 from engine.audio.sources import FileSource, PacedFileSource
 from engine.stream.config import StreamConfig, build_processor, choose_allocation
+from engine.stream.profiler import calibrate, choose
+from engine.stream.profiles import Allocation, load_profile
 from engine.stream.runner import run_stream
-from testdata import DATA
 
 CLIP = DATA / "LJ001-0009.wav"
 SHORT = DATA / "LJ001-0008.wav"
@@ -57,8 +59,13 @@ def test_stop_mid_stream_joins_every_thread(tiny_model):
 
 
 def test_interrupted_pipelined_cli_stream_exits_zero():
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "stream", str(CLIP), "--policy", "flow", "--pipeline"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "stream", str(CLIP), "--policy", "flow", "--pipeline"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     for line in proc.stderr:  # notes first, then "listening:" once the stream runs
         if line.startswith("listening:"):
             break
@@ -87,7 +94,9 @@ def test_calibrate_writes_a_profile_the_next_stream_loads(tiny_model, isolated_d
     saved = load_profile("tiny.en")
     assert saved is not None and saved.allocation == profile.allocation
     notices = []
-    assert choose_allocation(StreamConfig(policy="flow", pipeline=True), notices) == profile.allocation and notices == []
+    assert (
+        choose_allocation(StreamConfig(policy="flow", pipeline=True), notices) == profile.allocation and notices == []
+    )
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=True))
     processor.close()
     assert processor.__class__.__name__ == ("PipelinedProcessor" if profile.allocation.pipeline else "OnlineProcessor")
@@ -100,8 +109,12 @@ def test_a_round_is_prompted_with_the_words_before_its_own_audio(tiny_model):
 
     processor, _ = build_processor(tiny_model, StreamConfig.for_allocation(Allocation(True, 0, 0), policy="flow"))
     try:
-        processor.committed = [Word("Printing,", 0.0, 0.6), Word("in", 0.6, 0.9), Word("the", 2.1, 2.3),
-                               Word("only", 2.3, 2.8)]
+        processor.committed = [
+            Word("Printing,", 0.0, 0.6),
+            Word("in", 0.6, 0.9),
+            Word("the", 2.1, 2.3),
+            Word("only", 2.3, 2.8),
+        ]
         processor.buffer_offset = 2.8  # trimmed at "only" after the pending round's audio was taken at 1.0
         assert processor.prompt() == "Printing, in the only"
         assert processor.prompt(1.0) == "Printing, in"

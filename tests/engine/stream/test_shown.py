@@ -1,6 +1,9 @@
 """First shown: each confirmed word carries the time it first appeared in the tentative tail, which comes before
 its confirmation; tentative words that a later round changes are counted as corrections."""
+
 import json
+
+from testdata import DATA
 
 from engine.audio.sources import FileSource
 from engine.session.events import word_record
@@ -8,7 +11,6 @@ from engine.session.words import Word
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
 from engine.stream.shown import ShownTracker
-from testdata import DATA
 
 
 def test_a_word_keeps_the_time_it_first_appeared_and_changed_words_count_as_corrections():
@@ -27,8 +29,13 @@ def test_a_word_keeps_the_time_it_first_appeared_and_changed_words_count_as_corr
 def test_every_streamed_word_was_shown_before_or_when_it_was_confirmed(tiny_model, tmp_path):
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=False))
     events = []
-    done = run_stream(processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="fast", min_chunk_s=1.0,
-                      on_update=lambda update: events.extend(update.confirmed))
+    done = run_stream(
+        processor,
+        FileSource(str(DATA / "LJ001-0009.wav")),
+        pace="fast",
+        min_chunk_s=1.0,
+        on_update=lambda update: events.extend(update.confirmed),
+    )
     processor.close()
     assert len(events) >= 15
     records = [json.loads(json.dumps(word_record(e))) for e in events]

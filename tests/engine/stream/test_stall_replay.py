@@ -5,17 +5,18 @@ of a `--policy flow --pace realtime` run over the long-form file that lost a str
 the file's first clips, and the reference: the corpus transcript and word times from an offline
 tiny.en transcription of the cut.
 """
+
 import json
 from pathlib import Path
 
 import pytest
+from testdata import DATA
 
+from engine.audio.sources import FileSource
 from engine.scoring.wer import wer_counts
 from engine.session.events import round_record
-from engine.audio.sources import FileSource
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
-from testdata import DATA
 
 STALL = sorted(DATA.glob("stall17_*.wav"))[0].with_suffix("")
 MAX_SILENT_SPEECH_S = 3.0
@@ -24,9 +25,19 @@ MAX_SILENT_SPEECH_S = 3.0
 def replay(model, audio: Path, pace: str):
     """Stream audio through the flow policy as it was when the run was recorded (serial, padded, 1 s rounds,
     trimmed at segments); the updates and the done event."""
-    recorded_flow = StreamConfig(policy="flow", pipeline=False, hush=False, guard_frames=0, min_chunk_s=1.0,
-                                 buffer_trimming_s=15.0, trim_at="segment", vad=False, max_delay_s=0.0,
-                                 emit_margin_s=0.0, agree_gap_s=0.0)
+    recorded_flow = StreamConfig(
+        policy="flow",
+        pipeline=False,
+        hush=False,
+        guard_frames=0,
+        min_chunk_s=1.0,
+        buffer_trimming_s=15.0,
+        trim_at="segment",
+        vad=False,
+        max_delay_s=0.0,
+        emit_margin_s=0.0,
+        agree_gap_s=0.0,
+    )
     processor, _ = build_processor(model, recorded_flow)
     updates = []
     done = run_stream(processor, FileSource(audio), pace=pace, on_update=updates.append)
@@ -78,8 +89,11 @@ def test_replay_of_a_recorded_run_repeats_it_exactly(tiny_model, tmp_path):
     audio = DATA / "LJ001-0008.wav"
     first, first_done = replay(tiny_model, audio, "fast")
     recording = tmp_path / "run.jsonl"
-    recording.write_text("".join(json.dumps(round_record(u.round)) + "\n" for u in first if u.round)
-                         + json.dumps({"type": "done", "wall_s": first_done.wall_s}) + "\n")
+    recording.write_text(
+        "".join(json.dumps(round_record(u.round)) + "\n" for u in first if u.round)
+        + json.dumps({"type": "done", "wall_s": first_done.wall_s})
+        + "\n"
+    )
     again, again_done = replay(tiny_model, audio, f"replay:{recording}")
     assert [round_record(u.round) for u in again if u.round] == [round_record(u.round) for u in first if u.round]
     assert [word_record(w) for u in again for w in u.confirmed] == [word_record(w) for u in first for w in u.confirmed]

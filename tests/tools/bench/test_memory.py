@@ -1,4 +1,5 @@
 """The bench's peak-memory figure is the measured process's own, not that of the bench that started it."""
+
 import subprocess
 import sys
 
@@ -6,8 +7,10 @@ import numpy as np
 
 from tools.bench.memory import peak_rss_mb
 
-CHILD = ("import resource; from tools.bench.memory import peak_rss_mb; "
-         "print(peak_rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+CHILD = (
+    "import resource; from tools.bench.memory import peak_rss_mb; "
+    "print(peak_rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+)
 
 
 def test_a_child_of_a_large_process_reports_its_own_peak():

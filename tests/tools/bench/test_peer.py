@@ -1,19 +1,21 @@
 """The bench's `peer` row: its launcher swaps in faster-whisper on the CPU (int8) and a librosa loader without
 editing the script; without the script or faster-whisper the row is skipped with a note in the table."""
+
 import json
 import textwrap
 from pathlib import Path
+
+from testdata import DATA
 
 from engine.model.store import PACKAGED
 from tools.bench.peer import _words, peer_missing, run_peer
 from tools.bench.report import markdown, summarize_run
 from tools.bench.results import ResultsLog
 from tools.bench.runner import _run_peer
-from testdata import DATA
 
 # A stand-in for whisper_online.py with the two lines the launcher must change: the CUDA float16 model and
 # librosa.load; it prints its output in whisper_online.py's format (emission ms, begin ms, end ms, text).
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import sys
     import librosa
     from faster_whisper import WhisperModel
@@ -24,7 +26,7 @@ SCRIPT = textwrap.dedent('''
     segments, _ = model.transcribe(audio, language="en", beam_size=5)
     for s in segments:
         print("%1.4f %1.0f %1.0f %s" % (1234.5, s.start * 1000, s.end * 1000, s.text))
-''')
+""")
 
 
 def test_an_output_line_becomes_words_with_the_segment_times_spread_over_them():

@@ -1,16 +1,17 @@
 """`whisperflow bench` end to end on one real 1.8 s clip (tiny.en, realtime and unaware worker processes), and
 `--score-jsonl` on a hand-made stream against a hand-made forced alignment."""
+
 import json
 import shutil
 
 import pytest
+from testdata import DATA
 
 from cli.main import main
-from testdata import DATA
 
 CLIP = "LJ001-0008.wav"  # "has never been surpassed." 1.78 s
 
-TEXTGRID = '''File type = "ooTextFile"
+TEXTGRID = """File type = "ooTextFile"
 Object class = "TextGrid"
 
 0
@@ -37,7 +38,7 @@ Object class = "TextGrid"
 0.9
 1.6
 "surpassed"
-'''
+"""
 
 
 @pytest.fixture()
@@ -45,8 +46,9 @@ def corpus(tmp_path):
     root = tmp_path / "corpus"
     root.mkdir()
     shutil.copy(DATA / CLIP, root / CLIP)
-    (root / "manifest.tsv").write_text("file\tduration_s\tkind\treference\n"
-                                       f"{CLIP}\t1.783\tshort\thas never been surpassed.\n")
+    (root / "manifest.tsv").write_text(
+        f"file\tduration_s\tkind\treference\n{CLIP}\t1.783\tshort\thas never been surpassed.\n"
+    )
     return root
 
 
@@ -85,14 +87,35 @@ def test_score_jsonl_against_a_forced_alignment(corpus, tmp_path, capsys):
     (corpus / "LJ001-0008.TextGrid").write_text(TEXTGRID)
     stream = tmp_path / "other.jsonl"
     words = [("Has", 1.0), ("never", 1.0), ("bean", 2.0), ("surpassed.", 2.4)]
-    stream.write_text("".join(json.dumps({"type": "word", "text": t, "emitted": e}) + "\n" for t, e in words)
-                      + json.dumps({"type": "done", "audio_s": 1.78}) + "\n")
+    stream.write_text(
+        "".join(json.dumps({"type": "word", "text": t, "emitted": e}) + "\n" for t, e in words)
+        + json.dumps({"type": "done", "audio_s": 1.78})
+        + "\n"
+    )
     out = tmp_path / "table"
-    assert main(["bench", "--manifest", str(corpus / "manifest.tsv"), "--score-jsonl", str(stream),
-                 "--audio", str(corpus / CLIP), "--label", "other system", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--manifest",
+                str(corpus / "manifest.tsv"),
+                "--score-jsonl",
+                str(stream),
+                "--audio",
+                str(corpus / CLIP),
+                "--label",
+                "other system",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
-    assert ("other system: WER 25.0 % (1 errors / 4 words: 1 substituted, 0 deleted, 0 inserted; – forced "
-            "confirmations; reference: manifest LJ001-0008.wav)") in printed
+    assert (
+        "other system: WER 25.0 % (1 errors / 4 words: 1 substituted, 0 deleted, 0 inserted; – forced "
+        "confirmations; reference: manifest LJ001-0008.wav)"
+    ) in printed
     # latencies 1.0-0.35, 1.0-0.7, 2.0-0.9, 2.4-1.6 = 0.65, 0.3, 1.1, 0.8; p90 = 0.8 + 0.7 * (1.1 - 0.8)
     assert "mean 0.71 s, median 0.73 s, p90 1.01 s over 4 of 4 words" in printed
     assert "forced alignment (LJ001-0008.TextGrid)" in printed

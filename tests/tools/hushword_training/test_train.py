@@ -1,10 +1,11 @@
 """Hush-word training pieces: the loss, Adam steps, checkpoints, targets; and the padding study's end-of-audio count."""
+
 import mlx.core as mx
 import numpy as np
 import pytest
+from testdata import DATA
 
 from engine.audio.files import load_audio
-from testdata import DATA
 from tools.hushword_training import train
 from tools.hushword_training.data import reference_target, speech_end
 from tools.padding_study import words_after_end
@@ -14,8 +15,9 @@ def test_training_step_lowers_the_loss(tiny_model):
     audio = load_audio(DATA / "LJ001-0008.wav")
     target = reference_target(tiny_model.tokenizer(), "has never been surpassed.", audio)
     loss = train.make_loss(tiny_model)
-    state = train.State(np.random.default_rng(0).standard_normal(8000).astype(np.float32) * 0.01,
-                        np.zeros(8000), np.zeros(8000))
+    state = train.State(
+        np.random.default_rng(0).standard_normal(8000).astype(np.float32) * 0.01, np.zeros(8000), np.zeros(8000)
+    )
     args = (mx.array(audio), mx.array(target), len(tiny_model.tokenizer().sot_sequence))
     before, grad = mx.value_and_grad(loss)(mx.array(state.hush), *args)
     grad = np.array(grad, np.float64)
@@ -28,8 +30,17 @@ def test_training_step_lowers_the_loss(tiny_model):
 
 def test_checkpoint_resumes_only_the_same_run(tmp_path):
     config = train.Config("tiny.en", "ab" * 32)
-    state = train.State(np.full(8000, 0.1, np.float32), np.ones(8000), np.ones(8000), 7, 1, 25,
-                        [np.zeros(8000, np.float32)], [0.5], [0.6])
+    state = train.State(
+        np.full(8000, 0.1, np.float32),
+        np.ones(8000),
+        np.ones(8000),
+        7,
+        1,
+        25,
+        [np.zeros(8000, np.float32)],
+        [0.5],
+        [0.6],
+    )
     path = tmp_path / "ckpt.npz"
     train.save_checkpoint(path, config, state)
     again = train.load_checkpoint(path, train.Config("tiny.en", "ab" * 32, epochs=9))
@@ -49,6 +60,11 @@ def test_target_is_one_timestamped_segment_ending_at_the_speech(tiny_model):
 
 
 def test_words_after_end_counts_only_trailing_insertions():
-    assert words_after_end("he was not an ill disposed young man", "He was not an ill-disposed young man. The poor wretch!") == 3
+    assert (
+        words_after_end(
+            "he was not an ill disposed young man", "He was not an ill-disposed young man. The poor wretch!"
+        )
+        == 3
+    )
     assert words_after_end("a new day", "A new day.") == 0
     assert words_after_end("a new day", "so a new day") == 0
