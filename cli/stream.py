@@ -20,6 +20,11 @@ def register(sub) -> None:
     p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
     p.add_argument("--jsonl", metavar="OUT", help="write round, word and done events as JSON lines ('-' for stdout)")
     p.add_argument("--debug-rounds", action="store_true", help="round events also carry the round's hypothesis")
+    p.add_argument(
+        "--transcript",
+        metavar="FILE.txt",
+        help="when the stream ends, write its final text there, one utterance a line",
+    )
     _add_stream_flags(p)
     p.set_defaults(func=cmd_stream)
 
@@ -91,6 +96,12 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
         default=None,
         choices=TRIM_AT,
         help="cut it at the end of a completed segment or of the last confirmed word",
+    )
+    p.add_argument(
+        "--finalize",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="decode each utterance again once it ends, with full context, and replace its confirmed words",
     )
     p.add_argument(
         "--vad",
@@ -189,6 +200,7 @@ def _config_from(args):
             buffer_trimming_s=args.trim,
             trim_at=args.trim_at,
             vad=args.vad,
+            finalize=args.finalize,
         ),
         FLAG_LABELS,
     )
@@ -239,7 +251,9 @@ def cmd_stream(args) -> int:
     from engine.audio.sources import FileSource, MicrophoneSource, PacedFileSource
     from engine.errors import DeviceError
     from engine.model.whisper_model import load_model
-    from engine.session.events import done_record, dropped_record, round_record, word_record
+    from engine.runtime.safe_write import write_file_atomic
+    from engine.session.events import done_record, dropped_record, final_record, round_record, word_record
+    from engine.session.final_text import FinalText
     from engine.stream.config import build_processor
     from engine.stream.replay import is_replay
     from engine.stream.runner import run_stream
@@ -251,6 +265,7 @@ def cmd_stream(args) -> int:
     config = _config_from(args)
     replayed = args.pace[len("replay:") :] if is_replay(args.pace) else None
     check_output_path(args.jsonl, [args.audio, replayed])
+    check_output_path(args.transcript, [args.audio, replayed, args.jsonl], "--transcript")
     if args.audio is not None:
         from engine.audio.files import file_warnings
 
@@ -269,6 +284,7 @@ def cmd_stream(args) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     captions = _CaptionPrinter(sys.stdout if args.jsonl != "-" else sys.stderr)
+    final_text = FinalText()
     with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
 
         def on_update(update) -> None:
@@ -279,8 +295,13 @@ def cmd_stream(args) -> int:
                     writer.write(dropped_record(d))
                 for w in update.confirmed:
                     writer.write(word_record(w))
-                if update.confirmed:
+                for f in update.finals:
+                    writer.write(final_record(f))
+                if update.confirmed or update.finals:
                     writer.sync()
+            final_text.confirm(update.confirmed)
+            for f in update.finals:
+                final_text.apply(f)
             captions(update)
 
         failure = None
@@ -302,6 +323,8 @@ def cmd_stream(args) -> int:
             captions.close()
         if writer:
             writer.write(done_record(done))
+    if args.transcript:
+        write_file_atomic(args.transcript, "".join(line + "\n" for line in final_text.lines()).encode("utf-8"))
     print(f"{done.audio_s:.1f} s of audio in {done.wall_s:.1f} s, {done.rounds} rounds", file=sys.stderr)
     if failure is not None:
         raise failure

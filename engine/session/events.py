@@ -22,6 +22,20 @@ class WordEvent:
 
 
 @dataclass(frozen=True)
+class FinalEvent:
+    """An utterance decoded again once it ended (engine.stream.finalize): the stream's confirmed words number
+    ``first`` to ``first + count - 1`` (counting from 0, in the order they were confirmed) are replaced by
+    ``words``. ``ended`` is the stream clock when the utterance ended, ``clock`` when the record was reported."""
+
+    first: int
+    count: int
+    words: list[Word]
+    ended: float
+    clock: float = 0.0
+    type: str = "final"
+
+
+@dataclass(frozen=True)
 class RoundEvent:
     """One round's audio: the buffer it decoded (stream seconds) and the stream clock when it was reported.
 
@@ -56,6 +70,7 @@ class StreamUpdate:
     level: float = 0.0
     round: RoundEvent | None = None  # None for the final flush
     dropped: list[DroppedEvent] = field(default_factory=list)
+    finals: list[FinalEvent] = field(default_factory=list)  # utterances finalized since the last update
 
 
 @dataclass(frozen=True)
@@ -81,6 +96,7 @@ class DoneEvent:
     late: int = 0  # words confirmed by the max-delay rule, without agreement
     dropped_s: float = 0.0  # audio cut without being transcribed (the stream's dropped events, in seconds)
     corrections: int = 0  # tentative words shown and later changed or taken back
+    finalized: int = 0  # utterances decoded again once they ended (engine.stream.finalize)
     notices: list[str] = field(default_factory=list)
     error: str | None = None  # why the stream ended early (an unplugged device); None for a clean end
     type: str = "done"
@@ -116,6 +132,22 @@ def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:
             [w.text, round(w.start, 2), round(w.end, 2), round(w.probability, 2)] for w in update.tentative
         ]
     return record
+
+
+def final_record(event: FinalEvent) -> dict:
+    """An utterance's final text: which confirmed words it replaces, and its words."""
+    words = [
+        {"text": w.text, "start": round(w.start, 3), "end": round(w.end, 3), "probability": round(w.probability, 3)}
+        for w in event.words
+    ]
+    return {
+        "type": "final",
+        "first": event.first,
+        "count": event.count,
+        "ended": round(event.ended, 3),
+        "clock": round(event.clock, 3),
+        "words": words,
+    }
 
 
 def dropped_record(event: DroppedEvent) -> dict:

@@ -39,6 +39,7 @@ _WHISPER_STREAMING = dict(
     hush_min_s=0.0,
     guard_frames=0,
     loop_tokens=0,
+    finalize=False,
 )
 _FLOW = dict(
     _WHISPER_STREAMING,
@@ -60,6 +61,7 @@ _FLOW = dict(
     emit_margin_s=0.3,
     agree_gap_s=0.6,
     unsure_gap_s=1.2,
+    finalize=True,
 )
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),
@@ -85,6 +87,7 @@ class StreamConfig:
     unsure_gap_s: float | None = None  # the same for a word its round is unsure of (engine.stream.agreement.UNSURE)
     max_delay_s: float | None = None  # a word tentative this long after it was first shown is confirmed (0: never)
     vad: bool | None = None  # skip rounds over silence and finalize the words at each pause (Silero VAD)
+    finalize: bool | None = None  # decode each utterance again once it ends (engine.stream.finalize)
     hush: bool | None = None
     hush_min_s: float | None = None  # silence before the hush word until the encoder's input lasts this long
     beam_size: int | None = None
@@ -188,7 +191,7 @@ def validate_stream_config(config: StreamConfig, labels: dict[str, str] | None =
         value = getattr(config, key)
         if value is not None and value not in allowed:
             raise SettingsError(f"{labels.get(key, key)} must be one of: {', '.join(allowed)} (got {value!r})")
-    for key in ("hush", "beam_pruning", "verify", "pipeline", "vad"):
+    for key in ("hush", "beam_pruning", "verify", "pipeline", "vad", "finalize"):
         value = getattr(config, key)
         if value is not None and not isinstance(value, bool):
             raise SettingsError(f"{labels.get(key, key)} must be true or false (got {value!r})")
@@ -254,6 +257,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         min_chunk_s=config.min_chunk_s,
         emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
         trim_at=config.trim_at,
+        finalize=bool(config.finalize),
         max_delay_s=config.max_delay_s,
         vad=vad,
     )

@@ -12,13 +12,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
-from engine.session.events import DoneEvent, RoundEvent, StreamUpdate, WordEvent
+from engine.runtime.executor import Executor
+from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate, WordEvent
+from engine.stream.finalize import Finalizer, finalizing_transcriber
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
 from engine.stream.shown import ShownTracker
@@ -58,21 +61,24 @@ def run_stream(
             return recorded.clocks[rounds - 1] if rounds <= len(recorded.clocks) else recorded.finish_clock
         return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
 
-    def report(words, round_s: float, level: float, span: tuple[float, float] | None) -> float:
+    def report(words, round_s: float, level: float, span: tuple[float, float] | None, paused: bool = False) -> float:
         now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
         tentative = processor.tentative()
         shown = tracker.update(words, tentative, now)
         events = [WordEvent(w.text, w.start, w.end, now, w.probability, at) for w, at in zip(words, shown)]
         dropped, processor.dropped = processor.dropped, []
+        finals = _finals(finalizer, events, paused, span is None, now)
         if on_update:
             event = RoundEvent(span[0], span[1], now) if span else None
-            on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped))
+            on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped, finals))
         return now
 
     source.start()
     wall0 = time.perf_counter()
     if on_started:
         on_started()
+    executor = Executor("finalize") if processor.finalize else None  # the final pass's own thread
+    finalizer = Finalizer(finalizing_transcriber(processor.transcriber), executor.submit, clock) if executor else None
     failure: DeviceError | None = None
     try:
         ended = False
@@ -95,16 +101,19 @@ def run_stream(
             if len(chunk):
                 consumed += len(chunk)
                 processor.insert_audio_chunk(chunk)
-                t = time.perf_counter()
+                if finalizer:
+                    finalizer.add_audio(chunk)
+                t, skipped = time.perf_counter(), processor.stats.skipped
                 confirmed = processor.process_iter()
                 rounds += 1
-                report(
-                    confirmed, time.perf_counter() - t, _level(chunk), (processor.round_start, consumed / SAMPLE_RATE)
-                )
+                span = (processor.round_start, consumed / SAMPLE_RATE)
+                report(confirmed, time.perf_counter() - t, _level(chunk), span, processor.stats.skipped > skipped)
         rounds += 1
         finished = report(processor.finish(), 0.0, 0.0, None)
     finally:
         source.stop()
+        if executor:
+            executor.close()
     stats = processor.stats
     done = DoneEvent(
         audio_s=consumed / SAMPLE_RATE,
@@ -126,6 +135,7 @@ def run_stream(
         late=stats.late,
         dropped_s=stats.dropped_s,
         corrections=tracker.corrections,
+        finalized=finalizer.finalized if finalizer else 0,
         notices=list(notices or []),
         error=str(failure) if failure else None,
     )
@@ -133,6 +143,22 @@ def run_stream(
         failure.done = done
         raise failure
     return done
+
+
+def _finals(
+    finalizer: Finalizer | None, confirmed: list[WordEvent], paused: bool, ended: bool, now: float
+) -> list[FinalEvent]:
+    """The utterances finalized since the last update, reported at now: after a pause, a length limit or the end
+    of the stream (which waits for them)."""
+    if finalizer is None:
+        return []
+    finalizer.add_confirmed(confirmed)
+    if ended:
+        done = finalizer.finish()
+    else:
+        finalizer.pause() if paused else finalizer.check_length()
+        done = finalizer.ready()
+    return [replace(f, clock=now) for f in done]
 
 
 def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Event) -> tuple[np.ndarray, bool]:

@@ -1,0 +1,43 @@
+"""A stream's words with each utterance's final text applied (engine.stream.finalize's records)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from engine.session.events import FinalEvent
+from engine.session.words import Word
+
+
+class FinalText:
+    """Confirmed words as they come, each utterance's replaced by its final record once that arrives.
+
+    Final records cover the confirmed words in order, each from where the last one ended; a record that does not
+    (a journal cut short by a crash between the two) leaves the confirmed words as they were.
+    """
+
+    def __init__(self) -> None:
+        self.utterances: list[list[Word]] = []  # finalized, in order
+        self.pending: list[Word] = []  # confirmed words not finalized yet
+        self.pending_first = 0  # the stream index of pending[0]
+
+    def confirm(self, words: Iterable[Word]) -> None:
+        self.pending.extend(words)
+
+    def apply(self, final: FinalEvent) -> bool:
+        """Replace the confirmed words the record covers; False (nothing changed) when it does not fit."""
+        if final.first != self.pending_first or final.count > len(self.pending):
+            return False
+        self.utterances.append(list(final.words))
+        del self.pending[: final.count]
+        self.pending_first += final.count
+        return True
+
+    @property
+    def words(self) -> list[Word]:
+        """Every word: the final text, then the confirmed words still waiting for theirs."""
+        return [w for u in self.utterances for w in u] + self.pending
+
+    def lines(self) -> list[str]:
+        """One line per utterance (the words still pending make the last line)."""
+        groups: Sequence[list[Word]] = [*self.utterances, self.pending]
+        return [" ".join(w.text for w in g) for g in groups if g]

@@ -1,0 +1,174 @@
+"""Utterance finalization: each utterance decoded again once it ends, with full context, as offline decodes it.
+
+The rounds confirm words fast, from a second or two of audio after each word; where tiny.en guesses, rounds a
+fraction of a second apart agree on the same guess. Once an utterance ends (the voice-activity detector hears a
+pause, the speech runs past a length limit, or the stream ends), its whole audio is decoded again, padded to 30 s,
+at beam 5, with the previous final text as the prompt, and the result replaces the utterance's confirmed words (a
+fast first pass rescored at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own,
+so the rounds go on meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.audio.files import SAMPLE_RATE
+from engine.decoder.options import DecodeOptions
+from engine.encoder.input import PAD30
+from engine.session.events import FinalEvent, WordEvent
+from engine.session.words import Word
+from engine.stream.round import Transcriber
+
+MAX_UTTERANCE_S = 20.0  # speech without a pause is finalized in pieces of about this length (a 30 s window holds it)
+MIN_GAP_S = 0.1  # a piece ends in a gap of at least this much between two confirmed words, where there is one
+LEAD_S = 0.5  # audio decoded before an utterance's first confirmed word (its start may be timed a little late)
+PROMPT_CHARS = 200  # the previous final text a decoding is prompted with, as a round's prompt
+BEAM_SIZE = 5
+KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
+
+
+@dataclass
+class _Utterance:
+    """Confirmed words waiting for their utterance to end: the first one's index in the stream, and the words."""
+
+    first: int
+    words: list[WordEvent]
+
+
+def finalizing_transcriber(transcriber: Transcriber) -> Transcriber:
+    """A transcriber for the final pass: the stream's model, padded to 30 s, beam search without pruning."""
+    return Transcriber(
+        transcriber.loaded,
+        language=transcriber.language,
+        padding=PAD30,
+        decode=DecodeOptions(beam_size=BEAM_SIZE, decoder=transcriber.decode_options.decoder),
+    )
+
+
+def prompt_text(words: list[Word], chars: int = PROMPT_CHARS) -> str:
+    """The last whole words of the final text, at most chars characters."""
+    kept, length = [], 0
+    for w in reversed(words):
+        if length + len(w.text) + 1 > chars:
+            break
+        kept.append(w.text)
+        length += len(w.text) + 1
+    return " ".join(reversed(kept))
+
+
+def accepted(final: list[Word], confirmed: list[WordEvent]) -> bool:
+    """Whether a final decoding may replace the confirmed words: it said something, and not much less (a window
+    decoding sometimes skips a sentence; the rounds heard it)."""
+    return bool(final) and len(final) >= KEEP_RATIO * len(confirmed)
+
+
+class Finalizer:
+    """Collects a stream's audio and confirmed words and finalizes each utterance once it ends.
+
+    The stream calls ``add_audio`` with every chunk, ``add_confirmed`` with every confirmed word in order,
+    ``pause`` when the detector hears a pause, ``check_length`` after each round, and ``finish`` at the end;
+    ``ready`` returns the final records decoded so far, in order.
+    """
+
+    def __init__(
+        self,
+        transcriber: Transcriber,
+        submit: Callable[[Callable[[], FinalEvent]], Future],
+        clock: Callable[[], float],
+        max_utterance_s: float = MAX_UTTERANCE_S,
+    ):
+        """transcriber: the final pass's (finalizing_transcriber); submit: runs a job on the worker thread;
+        clock: the stream clock, for when an utterance ended."""
+        self.transcriber = transcriber
+        self.submit = submit
+        self.clock = clock
+        self.max_utterance_s = max_utterance_s
+        self.audio = np.zeros(0, np.float32)
+        self.audio_start = 0.0  # stream seconds of self.audio[0]
+        self.confirmed_count = 0
+        self.utterance = _Utterance(0, [])
+        self.final_words: list[Word] = []  # the final text so far, for the prompt (used on the worker thread only)
+        self._jobs: list[Future] = []
+        self.finalized = 0  # utterances finalized
+
+    @property
+    def audio_end(self) -> float:
+        return self.audio_start + len(self.audio) / SAMPLE_RATE
+
+    def add_audio(self, chunk: np.ndarray) -> None:
+        self.audio = np.concatenate([self.audio, chunk.astype(np.float32)])
+
+    def add_confirmed(self, words: list[WordEvent]) -> None:
+        if not self.utterance.words:
+            self.utterance.first = self.confirmed_count
+        self.utterance.words.extend(words)
+        self.confirmed_count += len(words)
+
+    def pause(self) -> None:
+        """The speaker paused: the utterance so far is whole."""
+        if self.utterance.words:
+            self._end_at(self.audio_end, len(self.utterance.words))
+
+    def check_length(self) -> None:
+        """Speech without a pause: once the utterance's audio is over the limit, finalize it up to the widest gap
+        between two confirmed words in its second half (else up to its last confirmed word's end)."""
+        words = self.utterance.words
+        if len(words) < 2 or words[-1].end - self._decode_from(words[0]) < self.max_utterance_s:
+            return
+        half = words[0].start + (words[-1].end - words[0].start) / 2
+        gaps = [(b.start - a.end, k) for k, (a, b) in enumerate(zip(words, words[1:]), 1) if a.end >= half]
+        gap, count = max(gaps, default=(0.0, len(words) - 1))
+        if gap < MIN_GAP_S:
+            gap, count = 0.0, len(words) - 1
+        self._end_at(words[count - 1].end + gap / 2, count)
+
+    def finish(self) -> list[FinalEvent]:
+        """The stream ended: finalize what is left and wait for every decoding (records without their clock)."""
+        self.pause()
+        jobs, self._jobs = self._jobs, []
+        return [job.result() for job in jobs]
+
+    def ready(self) -> list[FinalEvent]:
+        """The final records decoded so far, in order (a later one waits for an earlier one still running)."""
+        done = []
+        while self._jobs and self._jobs[0].done():
+            done.append(self._jobs.pop(0).result())
+        return done
+
+    def _decode_from(self, first: WordEvent) -> float:
+        return max(self.audio_start, first.start - LEAD_S)
+
+    def _end_at(self, end: float, count: int) -> None:
+        """Finalize the utterance's first count words, over its audio up to end (stream seconds); the audio after
+        end is the next utterance's."""
+        words, first = self.utterance.words[:count], self.utterance.first
+        start = self._decode_from(words[0])
+        audio = self.audio[self._sample(start) : self._sample(end)]
+        paused = self.clock()
+        self.utterance = _Utterance(first + count, self.utterance.words[count:])
+        self.audio, self.audio_start = self.audio[self._sample(end) :], end
+        self.finalized += 1
+        self._jobs.append(self.submit(lambda: self._final(audio, start, end, first, words, paused)))
+
+    def _sample(self, time: float) -> int:
+        """The index in self.audio of a stream time."""
+        return max(0, int(round((time - self.audio_start) * SAMPLE_RATE)))
+
+    def _final(
+        self, audio: np.ndarray, start: float, end: float, first: int, confirmed: list[WordEvent], paused: float
+    ) -> FinalEvent:
+        """On the worker thread: the utterance decoded again, or its confirmed words where that failed."""
+        result = self.transcriber.transcribe(audio, prompt_text(self.final_words))
+        decoded = [
+            Word(w.text.strip(), min(start + w.start, end), min(start + w.end, end), w.probability)
+            for w in result.words
+            if w.text.strip() and start + w.start < end
+        ]
+        kept = [Word(w.text, w.start, w.end, w.probability) for w in confirmed]
+        words = decoded if accepted(decoded, confirmed) else kept
+        self.final_words = (self.final_words + words)[-100:]
+        return FinalEvent(first, len(confirmed), words, paused)
