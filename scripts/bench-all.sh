@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate the README's benchmark figures in one run (about 2.5 hours on 2 cores, more with base).
+# Regenerate the benchmark figures (README, docs/bench/results.md) in one run (about 2.5 hours on 2 cores, more with base).
 # Run on a quiet machine: latencies are computation-aware (real-time pace).
 set -euo pipefail
 cd "$(dirname "$0")/.."
