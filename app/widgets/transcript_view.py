@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.session.events import FinalEvent
+from engine.session.final_text import FinalPlacer
 from engine.session.transcript import LINE_LIMITS, Cue, group_cues, join_words
 from engine.session.words import Word
 
@@ -110,6 +112,7 @@ class TranscriptView(QWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.status)
         self._words: list[Word] = []
+        self._placer = FinalPlacer()  # where a live session's final texts go
         self.lines: list[Cue] = []
         self.unsure_below = 0.0
         self.search.textChanged.connect(self._filter)
@@ -117,6 +120,7 @@ class TranscriptView(QWidget):
 
     def clear(self) -> None:
         self._words = []
+        self._placer = FinalPlacer()
         self.lines = []
         self.list.clear()
         self._update_status()
@@ -129,15 +133,26 @@ class TranscriptView(QWidget):
         """Append confirmed words; only the last line and the new ones are regrouped and redrawn."""
         if not words:
             return
+        self._words.extend(Word(w.text, w.start, w.end, w.probability) for w in words)
+        self._regroup_from(max(0, len(self.lines) - 1))
+
+    def apply_final(self, final: FinalEvent) -> None:
+        """Replace an utterance's confirmed words by its final text; the lines from its first one are redrawn."""
+        start = final.first + self._placer.shift
+        if self._placer.apply(self._words, final):
+            self._regroup_from(next((r for r, line in enumerate(self.lines) if line.stop > start), 0))
+
+    def _regroup_from(self, row: int) -> None:
+        """Group the words of line row and after it into lines again and redraw them."""
         bar = self.list.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
-        self._words.extend(Word(w.text, w.start, w.end, w.probability) for w in words)
-        row = max(0, len(self.lines) - 1)
-        offset = self.lines[row].first if self.lines else 0
+        offset = self.lines[row].first if row < len(self.lines) else 0
         tail = [Cue(c.words, c.first + offset, c.stop + offset) for c in group_cues(self._words[offset:], LINE_LIMITS)]
         self.lines[row:] = tail
         while self.list.count() < len(self.lines):
             self.list.addItem(QListWidgetItem())
+        while self.list.count() > len(self.lines):
+            self.list.takeItem(self.list.count() - 1)
         for r in range(row, len(self.lines)):
             self._render(r)
         if at_bottom:

@@ -19,6 +19,7 @@ from app.settings import CaptionStyle
 from app.widgets.all_desktops import show_on_all_desktops
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from engine.session.events import StreamUpdate
+from engine.session.final_text import FinalPlacer
 from engine.session.transcript import settle_periods
 
 EDGE = 8  # px from the border where dragging resizes instead of moving
@@ -30,6 +31,10 @@ FONT_SIZES = (14, 18, 22, 28, 36, 48)
 OPACITIES = (0.4, 0.6, 0.8, 0.95)
 HIDE_AFTER = (0.0, 4.0, 8.0, 15.0, 30.0)
 UNSURE_BELOW = (0.0, 0.3, 0.5, 0.7)  # probability thresholds offered in the menu
+
+
+def _caption_word(word) -> tuple[str, float]:
+    return word.text, word.probability
 
 
 def _edges_at(rect: QRect, pos: QPoint) -> Qt.Edge:
@@ -76,6 +81,7 @@ class CaptionWindow(QWidget):
         self.caption_style = caption_style
         self.enabled = True  # the person wants captions; silence only hides them for a while
         self._confirmed: list[tuple[str, float]] = []  # (text, probability)
+        self._placer, self._dropped = FinalPlacer(), 0  # where final texts go; confirmed words scrolled away
         self._tentative: list[tuple[str, float]] = []
         self._latency_s: float | None = None
         self._last_speech = time.monotonic()
@@ -100,11 +106,12 @@ class CaptionWindow(QWidget):
     def show_update(self, update: StreamUpdate) -> None:
         """Add the round's confirmed words and replace the unconfirmed tail."""
         tentative = [(w.text, w.probability) for w in update.tentative]
+        finalized = [self._placer.apply(self._confirmed, f, self._dropped, _caption_word) for f in update.finals]
         if update.confirmed:
             self._confirmed.extend((w.text, w.probability) for w in update.confirmed)
             self._latency_s = max(0.0, update.confirmed[-1].emitted - update.confirmed[-1].end)
         speech = bool(update.confirmed) or tentative != self._tentative or update.level > SPEECH_LEVEL
-        changed = bool(update.confirmed) or tentative != self._tentative
+        changed = bool(update.confirmed) or tentative != self._tentative or any(finalized)
         self._tentative = tentative
         if speech:
             self._last_speech = time.monotonic()
@@ -116,6 +123,7 @@ class CaptionWindow(QWidget):
 
     def clear(self) -> None:
         self._confirmed, self._tentative, self._latency_s = [], [], None
+        self._placer, self._dropped = FinalPlacer(), 0
         self.update()
 
     def text(self) -> str:
@@ -144,6 +152,7 @@ class CaptionWindow(QWidget):
         if extra > 0:
             drop = sum(1 for line in lines[:extra] for w in line if w.confirmed)
             self._confirmed = self._confirmed[drop:]
+            self._dropped += drop
 
     # --- appearance ----------------------------------------------------------------------------
     def _font(self) -> QFont:

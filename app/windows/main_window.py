@@ -252,6 +252,8 @@ class MainWindow(QMainWindow):
 
     def _stream_update(self, update: StreamUpdate) -> None:
         self.transcript.add_words(update.confirmed)
+        for final in update.finals:
+            self.transcript.apply_final(final)
         self.captions.show_update(update)
 
     def _session_ended(self, done) -> None:

@@ -19,7 +19,7 @@ from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, DiskFullError, WhisperFlowError
 from engine.model.whisper_model import LoadedModel
 from engine.runtime.mlx_thread import own_stream
-from engine.session.events import StreamUpdate, WordEvent
+from engine.session.events import FinalEvent, StreamUpdate, WordEvent
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
 
@@ -27,7 +27,7 @@ from engine.stream.runner import run_stream
 class WordSink(Protocol):
     """Where confirmed words are kept as they arrive (the session journal)."""
 
-    def append(self, words: list[WordEvent]) -> None: ...
+    def append(self, words: list[WordEvent], finals: list[FinalEvent] = ()) -> None: ...
 
     def close(self) -> None: ...
 
@@ -61,9 +61,9 @@ class StreamWorker(QObject):
         self._disk_full_told = False
 
     def _deliver(self, update: StreamUpdate) -> None:
-        if update.confirmed and self.journal is not None:
+        if (update.confirmed or update.finals) and self.journal is not None:
             try:
-                self.journal.append(update.confirmed)
+                self.journal.append(update.confirmed, update.finals)
             except DiskFullError as exc:  # the journal keeps the words and retries with the next round
                 if not self._disk_full_told:
                     self.notice.emit(str(exc))

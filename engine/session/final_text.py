@@ -41,3 +41,21 @@ class FinalText:
         """One line per utterance (the words still pending make the last line)."""
         groups: Sequence[list[Word]] = [*self.utterances, self.pending]
         return [" ".join(w.text for w in g) for g in groups if g]
+
+
+class FinalPlacer:
+    """Applies final records to a list that holds a stream's words in order, from its first confirmed word less
+    those dropped from its front (a caption window's scrolled lines): where each record's words now stand."""
+
+    def __init__(self) -> None:
+        self.shift = 0  # words the final records applied so far added (or, when negative, removed)
+
+    def apply(self, words: list, final: FinalEvent, dropped: int = 0, convert=lambda w: w) -> bool:
+        """Replace the confirmed words final covers by its words (each through convert); False where they are no
+        longer all in the list (dropped from its front), which then stays as it is."""
+        start = final.first + self.shift - dropped
+        self.shift += len(final.words) - final.count
+        if start < 0 or start + final.count > len(words):
+            return False
+        words[start : start + final.count] = [convert(w) for w in final.words]
+        return True

@@ -3,7 +3,8 @@
 Layout, one folder per session under ``data_dir() / "sessions"``::
 
     <session_id>/session.json    metadata, written when the session starts
-    <session_id>/words.jsonl     one JSON object per confirmed word, appended and fsync'd per append() call
+    <session_id>/words.jsonl     one JSON object per confirmed word, appended and fsync'd per append() call, and
+                                 one per utterance's final text ({"type": "final", ...}: engine.session.final_text)
     <session_id>/complete.json   written by close() (or mark_recovered()); a session without it crashed
 
 A running journal holds an exclusive flock on its words file, so another process can tell a session that
@@ -27,6 +28,8 @@ from typing import Protocol
 from engine.errors import DiskFullError, WhisperFlowError
 from engine.runtime import paths
 from engine.runtime.safe_write import fsync_dir, is_disk_full, write_file_atomic
+from engine.session.events import FinalEvent
+from engine.session.final_text import FinalText
 from engine.session.transcript import SessionMeta, Transcript, join_words, now_iso
 from engine.session.words import Word
 
@@ -73,32 +76,63 @@ def _session_path(data_dir: str | os.PathLike | None, session_id: str) -> Path:
     return _root(data_dir) / session_id
 
 
-def _word_line(word: TimedWord) -> str:
-    record = {
+def _word_record(word: TimedWord) -> dict:
+    return {
         "text": word.text,
         "start": round(float(word.start), 3),
         "end": round(float(word.end), 3),
         "probability": round(float(word.probability), 4),
     }
+
+
+def _word_line(word: TimedWord) -> str:
+    return json.dumps(_word_record(word), ensure_ascii=False) + "\n"
+
+
+def _final_line(final: FinalEvent) -> str:
+    record = {
+        "type": "final",
+        "first": final.first,
+        "count": final.count,
+        "words": [_word_record(w) for w in final.words],
+    }
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def _parse_word(line: bytes) -> Word | None:
-    """The word on one journal line, or None for a torn or damaged line."""
+def _line(record: TimedWord | FinalEvent) -> str:
+    return _final_line(record) if isinstance(record, FinalEvent) else _word_line(record)
+
+
+def _parse_word(r: dict) -> Word:
+    return Word(str(r["text"]), float(r["start"]), float(r["end"]), float(r.get("probability", 1.0)))
+
+
+def _parse_line(line: bytes) -> Word | FinalEvent | None:
+    """The word or final text on one journal line, or None for a torn or damaged line."""
     try:
         r = json.loads(line)
-        return Word(str(r["text"]), float(r["start"]), float(r["end"]), float(r.get("probability", 1.0)))
-    except (ValueError, KeyError, TypeError):
+        if r.get("type") == "final":
+            return FinalEvent(int(r["first"]), int(r["count"]), [_parse_word(w) for w in r["words"]], 0.0)
+        return _parse_word(r)
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
 def read_words(path: Path) -> list[Word]:
-    """Every intact word in a words file; a line torn by a crash (or otherwise damaged) is skipped."""
+    """Every intact word in a words file, each utterance's final text in place of its confirmed words where it
+    was saved; a line torn by a crash (or otherwise damaged) is skipped."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
-    return [w for line in data.splitlines() if line.strip() and (w := _parse_word(line)) is not None]
+    text = FinalText()
+    for line in data.splitlines():
+        record = _parse_line(line) if line.strip() else None
+        if isinstance(record, FinalEvent):
+            text.apply(record)
+        elif record is not None:
+            text.confirm([record])
+    return text.words
 
 
 def _disk_full(root: Path, pending: int) -> DiskFullError:
@@ -148,7 +182,7 @@ class SessionJournal:
         self._fd = fd
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
-        self._pending: list[TimedWord] = []
+        self._pending: list[TimedWord | FinalEvent] = []
         self._word_count = 0
         self._duration_s = 0.0
         self._preview = ""
@@ -213,26 +247,29 @@ class SessionJournal:
     @property
     def pending_count(self) -> int:
         """Words held in memory because the last write failed (saved by the next append or close)."""
-        return len(self._pending)
+        return sum(not isinstance(r, FinalEvent) for r in self._pending)
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def append(self, words: Iterable[TimedWord]) -> None:
-        """Write words (and any still pending) to disk and fsync; when this returns they survive a crash.
+    def append(self, words: Iterable[TimedWord], finals: Iterable[FinalEvent] = ()) -> None:
+        """Write words, then utterances' final texts (engine.stream.finalize), and any still pending, to disk and
+        fsync; when this returns they survive a crash. A final text is a line after the confirmed words it
+        replaces, so a crash between the two keeps them.
 
-        On a full disk raises DiskFullError and keeps every unwritten word in memory for the next call.
+        On a full disk raises DiskFullError and keeps every unwritten line in memory for the next call.
         """
         with self._lock:
             if self._closed:
                 raise RuntimeError("append() on a closed session journal")
             self._pending.extend(words)
+            self._pending.extend(finals)
             if self._pending:
                 self._flush()
 
     def _flush(self) -> None:
-        data = "".join(map(_word_line, self._pending)).encode("utf-8")
+        data = "".join(map(_line, self._pending)).encode("utf-8")
         try:
             _write_all(self._fd, data)
             os.fsync(self._fd)
@@ -242,13 +279,13 @@ class SessionJournal:
             except OSError:
                 pass
             if is_disk_full(e):
-                raise _disk_full(self.path.parent, len(self._pending)) from e
+                raise _disk_full(self.path.parent, self.pending_count) from e
             raise WhisperFlowError(
                 f"Cannot write the session journal {self.path}: {e.strerror or e}. "
-                f"{len(self._pending)} confirmed words are kept in memory."
+                f"{self.pending_count} confirmed words are kept in memory."
             ) from e
         self._size += len(data)
-        self._note_saved(self._pending)
+        self._note_saved([r for r in self._pending if not isinstance(r, FinalEvent)])
         self._pending.clear()
 
     def _note_saved(self, words: Sequence[TimedWord]) -> None:

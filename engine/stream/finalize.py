@@ -10,6 +10,7 @@ so the rounds go on meanwhile.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -17,17 +18,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.audio.files import SAMPLE_RATE
-from engine.decoder.options import DecodeOptions
-from engine.encoder.input import PAD30
 from engine.session.events import FinalEvent, WordEvent
 from engine.session.words import Word
-from engine.stream.round import Transcriber
+from engine.stream.processor import RoundTranscriber
+
+log = logging.getLogger(__name__)
 
 MAX_UTTERANCE_S = 20.0  # speech without a pause is finalized in pieces of about this length (a 30 s window holds it)
 MIN_GAP_S = 0.1  # a piece ends in a gap of at least this much between two confirmed words, where there is one
-LEAD_S = 0.5  # audio decoded before an utterance's first confirmed word (its start may be timed a little late)
+KEEP_AUDIO_S = 30.0  # audio kept while no confirmed word waits (a round's window is shorter)
+LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 PROMPT_CHARS = 200  # the previous final text a decoding is prompted with, as a round's prompt
-BEAM_SIZE = 5
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
 
 
@@ -37,16 +38,6 @@ class _Utterance:
 
     first: int
     words: list[WordEvent]
-
-
-def finalizing_transcriber(transcriber: Transcriber) -> Transcriber:
-    """A transcriber for the final pass: the stream's model, padded to 30 s, beam search without pruning."""
-    return Transcriber(
-        transcriber.loaded,
-        language=transcriber.language,
-        padding=PAD30,
-        decode=DecodeOptions(beam_size=BEAM_SIZE, decoder=transcriber.decode_options.decoder),
-    )
 
 
 def prompt_text(words: list[Word], chars: int = PROMPT_CHARS) -> str:
@@ -76,13 +67,13 @@ class Finalizer:
 
     def __init__(
         self,
-        transcriber: Transcriber,
+        transcriber: RoundTranscriber,
         submit: Callable[[Callable[[], FinalEvent]], Future],
         clock: Callable[[], float],
         max_utterance_s: float = MAX_UTTERANCE_S,
     ):
-        """transcriber: the final pass's (finalizing_transcriber); submit: runs a job on the worker thread;
-        clock: the stream clock, for when an utterance ended."""
+        """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
+        thread; clock: the stream clock, for when an utterance ended."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
@@ -115,15 +106,20 @@ class Finalizer:
 
     def check_length(self) -> None:
         """Speech without a pause: once the utterance's audio is over the limit, finalize it up to the widest gap
-        between two confirmed words in its second half (else up to its last confirmed word's end)."""
+        between two confirmed words in its second half (else up to its last confirmed word but one). Without
+        words waiting, only the audio a word confirmed later may start in is kept."""
         words = self.utterance.words
-        if len(words) < 2 or words[-1].end - self._decode_from(words[0]) < self.max_utterance_s:
+        if not words:
+            self.audio = self.audio[-int(KEEP_AUDIO_S * SAMPLE_RATE) :]
+            self.audio_start = self.audio_end - len(self.audio) / SAMPLE_RATE
+            return
+        if words[-1].end - self._decode_from(words[0]) < self.max_utterance_s:
             return
         half = words[0].start + (words[-1].end - words[0].start) / 2
         gaps = [(b.start - a.end, k) for k, (a, b) in enumerate(zip(words, words[1:]), 1) if a.end >= half]
-        gap, count = max(gaps, default=(0.0, len(words) - 1))
+        gap, count = max(gaps, default=(0.0, max(1, len(words) - 1)))
         if gap < MIN_GAP_S:
-            gap, count = 0.0, len(words) - 1
+            gap, count = 0.0, max(1, len(words) - 1)
         self._end_at(words[count - 1].end + gap / 2, count)
 
     def finish(self) -> list[FinalEvent]:
@@ -140,6 +136,8 @@ class Finalizer:
         return done
 
     def _decode_from(self, first: WordEvent) -> float:
+        """Where an utterance's audio starts: where the last one ended (a pause, or a gap between two words), unless
+        that is long before its first word (silence, or speech no word was confirmed for)."""
         return max(self.audio_start, first.start - LEAD_S)
 
     def _end_at(self, end: float, count: int) -> None:
@@ -162,13 +160,25 @@ class Finalizer:
         self, audio: np.ndarray, start: float, end: float, first: int, confirmed: list[WordEvent], paused: float
     ) -> FinalEvent:
         """On the worker thread: the utterance decoded again, or its confirmed words where that failed."""
-        result = self.transcriber.transcribe(audio, prompt_text(self.final_words))
+        try:
+            said = self.transcriber.transcribe(audio, prompt_text(self.final_words)).words
+        except Exception:  # the confirmed words stand; the stream goes on
+            log.exception("final pass failed over %.2f-%.2f s; the confirmed words stand", start, end)
+            said = []
         decoded = [
             Word(w.text.strip(), min(start + w.start, end), min(start + w.end, end), w.probability)
-            for w in result.words
+            for w in said
             if w.text.strip() and start + w.start < end
         ]
         kept = [Word(w.text, w.start, w.end, w.probability) for w in confirmed]
         words = decoded if accepted(decoded, confirmed) else kept
+        log.debug(
+            "final pass %.2f-%.2f s: %r -> %r%s",
+            start,
+            end,
+            " ".join(w.text for w in confirmed),
+            " ".join(w.text for w in decoded),
+            "" if words is decoded else " (not used)",
+        )
         self.final_words = (self.final_words + words)[-100:]
         return FinalEvent(first, len(confirmed), words, paused)

@@ -85,6 +85,9 @@ class RoundTranscriber(Protocol):
     def holds_back(self) -> bool:
         """Whether a round may leave out the last word of its audio (the guard, or a hush word)."""
 
+    def final_pass(self) -> RoundTranscriber:
+        """The transcriber that decodes a whole utterance again once it ended (engine.stream.finalize)."""
+
 
 @dataclass
 class LoopStats:

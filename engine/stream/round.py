@@ -28,6 +28,7 @@ NO_SPEECH_PROB = 0.6  # above this, the round is silence unless the text is conf
 LOGPROB_FLOOR = -1.0  #   average token log-probability at least this, and
 WORD_PROB_FLOOR = 0.5  #   mean word probability at least this (tiny.en's "you" on silence: 0.1-0.4)
 COMPRESSION_RATIO = 2.4  # above this the text repeats itself: a runaway round, never confirmed
+FINAL_BEAM = 5  # the final pass's beam (engine.stream.finalize), as offline decodes with beam search
 DIGITAL_SILENCE = 1e-4  # peak below this (-80 dBFS): nothing to hear, the model is not asked
 
 
@@ -176,6 +177,12 @@ class Transcriber:
         twin = copy(self)
         twin.padding = PAD30
         return twin
+
+    def final_pass(self) -> Transcriber:
+        """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model,
+        padded to 30 s, at beam FINAL_BEAM without pruning, verification or guard."""
+        decode = DecodeOptions(beam_size=FINAL_BEAM, decoder=self.decode_options.decoder)
+        return Transcriber(self.loaded, language=self.language, padding=PAD30, decode=decode)
 
     @property
     def max_buffer_s(self) -> float:

@@ -21,7 +21,7 @@ from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.runtime.executor import Executor
 from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate, WordEvent
-from engine.stream.finalize import Finalizer, finalizing_transcriber
+from engine.stream.finalize import Finalizer
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
 from engine.stream.shown import ShownTracker
@@ -78,7 +78,7 @@ def run_stream(
     if on_started:
         on_started()
     executor = Executor("finalize") if processor.finalize else None  # the final pass's own thread
-    finalizer = Finalizer(finalizing_transcriber(processor.transcriber), executor.submit, clock) if executor else None
+    finalizer = Finalizer(processor.transcriber.final_pass(), executor.submit, clock) if executor else None
     failure: DeviceError | None = None
     try:
         ended = False

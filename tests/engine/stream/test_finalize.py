@@ -1,0 +1,113 @@
+"""Utterance finalization (engine/stream/finalize.py): a scripted stream whose confirmed words are wrong is corrected
+in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word."""
+
+from concurrent.futures import Future
+
+import numpy as np
+import soundfile as sf
+from fake_transcriber import FakeTranscriber
+
+from engine.audio.files import SAMPLE_RATE
+from engine.audio.sources import FileSource
+from engine.session.events import WordEvent, final_record, word_record
+from engine.session.exporters import to_txt
+from engine.session.journal import SessionJournal, load_session
+from engine.session.words import Word
+from engine.stream.finalize import MAX_UTTERANCE_S, Finalizer
+from engine.stream.processor import OnlineProcessor
+from engine.stream.round import RoundResult, Segment
+from engine.stream.runner import run_stream
+
+TIME_SCALE = 1000.0  # the test audio's samples hold their own stream time / TIME_SCALE
+
+
+def ramp(start: float, seconds: float) -> np.ndarray:
+    """Audio whose every sample holds its stream time (divided by TIME_SCALE)."""
+    n = int(round(seconds * SAMPLE_RATE))
+    return ((start + np.arange(n) / SAMPLE_RATE) / TIME_SCALE).astype(np.float32)
+
+
+def result(words: list[Word]) -> RoundResult:
+    return RoundResult([Segment(0.0, 30.0, "", [], words)], [], 0.0, 0.0, 0.0, 0.0, 0, 0.0, [])
+
+
+class Reader(FakeTranscriber):
+    """A final pass that says the script's words lying in the audio it is given, timed from the audio's start
+    (which it reads off the ramp); it notes each window it decoded."""
+
+    def __init__(self, script: list[Word]):
+        self.script = script
+        self.windows: list[tuple[float, float]] = []
+
+    def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
+        start = float(audio[0]) * TIME_SCALE
+        end = start + len(audio) / SAMPLE_RATE
+        self.windows.append((start, end))
+        said = [w for w in self.script if start <= (w.start + w.end) / 2 < end]
+        return result([Word(w.text, w.start - start, w.end - start, w.probability) for w in said])
+
+
+def run_now(job) -> Future:
+    future = Future()
+    future.set_result(job())
+    return future
+
+
+def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_repeated():
+    # 80 s of words, 0.4 s long, 0.1 s apart, a wider gap every 3 s; each confirmed a second after it ends
+    script = [Word(f"w{k}", k * 0.5, k * 0.5 + 0.4 - (0.15 if k % 6 == 5 else 0.0)) for k in range(160)]
+    reader = Reader(script)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finals, confirmed = [], 0
+    for second in range(80):
+        finalizer.add_audio(ramp(second, 1.0))
+        due = [w for w in script[confirmed:] if w.end <= second + 1 - 1.0]
+        finalizer.add_confirmed([WordEvent(w.text, w.start, w.end, second + 1.0) for w in due])
+        confirmed += len(due)
+        finalizer.check_length()
+        finals += finalizer.ready()
+    finalizer.add_confirmed([WordEvent(w.text, w.start, w.end, 80.0) for w in script[confirmed:]])
+    finals += finalizer.finish()
+    assert len(finals) >= 80 / MAX_UTTERANCE_S
+    assert [f.first for f in finals] == [sum(f.count for f in finals[:k]) for k in range(len(finals))]
+    assert [w.text for f in finals for w in f.words] == [w.text for w in script]
+    assert all(end - start <= MAX_UTTERANCE_S + 2.0 for start, end in reader.windows)
+    assert all(b[0] > a[1] - 1e-3 for a, b in zip(reader.windows, reader.windows[1:]))  # no audio decoded twice
+
+
+class Mishearing(FakeTranscriber):
+    """Rounds that hear "Kick the boss shit" (buffer-relative times: the buffer is never trimmed here); the final
+    pass hears what was said."""
+
+    heard = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("boss", 0.9, 1.3), Word("shit.", 1.3, 1.8)]
+    said = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("ball", 0.9, 1.3), Word("straight.", 1.3, 1.8)]
+
+    def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
+        return result([w for w in self.heard if w.end <= len(audio) / SAMPLE_RATE])
+
+    def final_pass(self):
+        return Reader(self.said)
+
+
+def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_export(tmp_path):
+    clip = tmp_path / "call.wav"
+    sf.write(clip, ramp(0.0, 3.0), SAMPLE_RATE, subtype="FLOAT")
+    processor = OnlineProcessor(Mishearing(), min_chunk_s=0.5, finalize=True)
+    records = []
+    with SessionJournal.start(tmp_path, "call.wav", "scripted") as journal:
+
+        def on_update(update):
+            journal.append(update.confirmed, update.finals)
+            records.extend(word_record(w) for w in update.confirmed)
+            records.extend(final_record(f) for f in update.finals)
+
+        done = run_stream(processor, FileSource(clip), pace="unaware", on_update=on_update)
+    confirmed = " ".join(r["text"] for r in records if r["type"] == "word")
+    finals = [r for r in records if r["type"] == "final"]
+    assert confirmed == "Kick the boss shit."
+    assert done.finalized == 1 and len(finals) == 1
+    assert finals[0]["first"] == 0 and finals[0]["count"] == 4
+    assert [w["text"] for w in finals[0]["words"]] == ["Kick", "the", "ball", "straight."]
+    transcript = load_session(tmp_path, journal.session_id)
+    assert transcript.text == "Kick the ball straight."
+    assert "Kick the ball straight." in to_txt(transcript)
