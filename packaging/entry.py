@@ -155,7 +155,7 @@ def main(argv: list[str]) -> int:
     import engine  # noqa: F401  (loads OpenBLAS before MLX)
 
     if argv == ["--selftest"]:
-        from engine.runtime.selftest import main as selftest
+        from engine.selftest import main as selftest
 
         return selftest()
     if argv:
