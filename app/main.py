@@ -1,13 +1,17 @@
 """Start the desktop app: settings, the main window, recovery of interrupted sessions, the first-run wizard."""
 
+# ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
 import sys
 
+from engine.runtime.startup import prepare
+
+prepare()  # first: OpenBLAS before MLX, which the imports below load (this module also runs on its own)
+
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from app.gui_collector import GuiThreadCollector
 from app.settings import load_settings, save_settings
 from app.widgets.app_icon import app_icon

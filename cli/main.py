@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from engine.errors import WhisperFlowError
+from engine.runtime.startup import prepare
 
 PRODUCT_COMMANDS = ("cli.stream", "cli.transcribe", "cli.models", "cli.machine")
 TOOL_COMMANDS = ("tools.cli",)
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prepare()  # before the command modules import MLX
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)

@@ -1,7 +1,4 @@
-"""WhisperFlow engine: everything that hears and decodes. No Qt in here."""
+"""WhisperFlow engine: everything that hears and decodes. No Qt in here.
 
-from engine.runtime.blas import load_openblas
-from engine.runtime.lean_imports import register_bare_mlx_whisper
-
-load_openblas()
-register_bare_mlx_whisper()
+Importing it has no side effects: entry points call engine.runtime.startup.prepare() first, before MLX is imported.
+"""

@@ -152,10 +152,12 @@ def main(argv: list[str]) -> int:
     argv = [a for a in argv if not a.startswith("-psn_")]  # older macOS Finder launches add a process serial number
     _use_bundled_openblas()
     _use_bundled_portaudio()
-    import engine  # noqa: F401  (loads OpenBLAS before MLX)
+    from engine.runtime.startup import prepare
+
+    prepare()  # after the bundle's OpenBLAS is chosen, before anything imports MLX
 
     if argv == ["--selftest"]:
-        from engine.runtime.selftest import main as selftest
+        from engine.selftest import main as selftest
 
         return selftest()
     if argv:

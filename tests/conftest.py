@@ -6,7 +6,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-import engine  # noqa: E402,F401  (loads OpenBLAS before MLX)
+from engine.runtime.startup import prepare  # noqa: E402
+
+prepare()  # OpenBLAS before any test module imports MLX
 
 
 @pytest.fixture(scope="session")

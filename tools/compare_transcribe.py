@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.long_first:
         entries.sort(key=lambda e: -e.duration_s)
 
+    from engine.runtime.startup import prepare
+
+    prepare()
     import mlx.core as mx
     from mlx_whisper.transcribe import transcribe as mlx_transcribe
 

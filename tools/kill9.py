@@ -35,7 +35,8 @@ DEADLINE_S = 180.0
 # recording, then "greedy" for the cheapest settings (beam 1, padded, serial) instead of the `flow` policy.
 APP_CHILD = """
 import sys
-import engine
+from engine.runtime.startup import prepare
+prepare()
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from app.main import WhisperFlowApp

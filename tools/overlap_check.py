@@ -14,6 +14,7 @@ the values, so a GPU machine needs no converted model for it):
 Results on an NVIDIA H200: docs/bench/gpu.
 """
 
+# ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
 import argparse
@@ -25,6 +26,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+
+from engine.runtime.startup import prepare
+
+prepare()  # first: OpenBLAS before MLX, which the imports below load (this module also runs on its own)
 
 import mlx.core as mx
 import numpy as np

@@ -127,7 +127,6 @@ def markdown_table(rows: list[Row], n_clips: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import engine  # noqa: F401  (OpenBLAS before MLX)
     from engine.encoder.hush_word import choose_hush
     from engine.model.whisper_model import load_model
     from tools.hushword_training.data import TEST_KINDS, clips_of, load_clip

@@ -17,8 +17,8 @@ from PySide6.QtCore import QEventLoop, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QLinearGradient, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
+from engine.runtime.startup import prepare
 
 
 def wait(app: QApplication, seconds: float = 0.3, until=None, timeout: float = 120.0) -> None:
@@ -83,6 +83,7 @@ def captions_over_call(app: QApplication, wf, out: Path) -> None:
 
 
 def main(out: Path) -> int:
+    prepare()
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="wf-shots-"))
     for name in ("CONFIG", "DATA"):

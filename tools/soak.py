@@ -70,6 +70,9 @@ def build_audio(minutes: float, out: Path) -> tuple[Path, str, float]:
 def drive_app(out: Path, seconds: float) -> int:
     """Run the app offscreen on the virtual mic for `seconds`, writing each confirmed word to app.jsonl."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from engine.runtime.startup import prepare
+
+    prepare()
     from PySide6.QtCore import QTimer
 
     from app.main import WhisperFlowApp, make_application

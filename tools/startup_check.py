@@ -68,9 +68,10 @@ class Stages:
 def run_stages(model_name: str | None, config: Path | None) -> None:
     """The measured process: every import and first call below is part of what it times."""
     stages = Stages()
-    import engine  # noqa: F401  (loads the system BLAS, which must come before MLX)
+    from engine.runtime.startup import prepare
 
-    stages.done("import engine (the system BLAS)")
+    prepare()
+    stages.done("engine start-up (the system BLAS)")
     import numpy as np
 
     stages.done("import numpy")

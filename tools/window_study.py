@@ -11,6 +11,7 @@ and by the same padded to 30 s, at each beam. A row per transcriber, beam and st
 written within NEAR_S of the span.
 """
 
+# ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,10 @@ from copy import copy
 from dataclasses import replace
 from pathlib import Path
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
+from engine.runtime.startup import prepare
+
+prepare()  # first: OpenBLAS before MLX, which the imports below load (this module also runs on its own)
+
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.session.events import WordEvent
 from engine.stream.processor import prompt_before

@@ -26,8 +26,8 @@ pass instead of single steps). It applies to beam-1 steps: with beam_size 1 or w
 Measured and left out (streaming rounds of 1 s over 6 corpus clips, beam 5): stopping a round at
 the first hypothesis to emit EOT (CarelessWhisper) saved 5% of steps but 1% of decode time and cost
 0.7 WER points (9 points of round-to-round disagreement with pruning: the first EOT is often a
-hypothesis that drops the newest word); capping the length at the previous round's tokens per
-second + 5 (XYZ) would have cut 2 of 1067 steps.
+hypothesis that drops the newest word); capping a round's tokens at the previous round's tokens per
+second of audio + 5 would have cut 2 of 1067 steps.
 
 The guard (options.guard_frames, AlignAtt's rule as in SimulStreaming): before each token is chosen, the
 alignment heads' attention of the query that predicts it (best hypothesis, softmax, mean over heads) is read;

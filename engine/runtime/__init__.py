@@ -1,1 +1,1 @@
-"""How the engine runs on this machine: BLAS, MLX threads and executors, paths, safe writes, doctor, selftest."""
+"""How the engine runs on this machine: BLAS, MLX threads and executors, paths, safe writes, doctor."""

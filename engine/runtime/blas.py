@@ -24,6 +24,10 @@ _CANDIDATES = (
 _loaded: str | None = None
 
 
+class BlasOrderError(RuntimeError):
+    """MLX was imported before OpenBLAS could be loaded (Linux): its matrix work would run about 20x slower."""
+
+
 def find_openblas() -> str | None:
     """Path of a system OpenBLAS, or None. WHISPERFLOW_OPENBLAS overrides the search."""
     override = os.environ.get("WHISPERFLOW_OPENBLAS")
@@ -37,15 +41,20 @@ def find_openblas() -> str | None:
 
 
 def load_openblas() -> str | None:
-    """Load OpenBLAS with RTLD_GLOBAL on Linux; return its path, or None when absent.
+    """Load OpenBLAS with RTLD_GLOBAL on Linux; return its path, or None when the system has none.
 
-    Must run before the first ``import mlx``; on macOS MLX uses Accelerate and this is a no-op.
+    Must run before the first ``import mlx`` (BlasOrderError otherwise); on macOS MLX uses Accelerate and this is a
+    no-op.
     """
     global _loaded
     if _loaded or not sys.platform.startswith("linux"):
         return _loaded
     if "mlx.core" in sys.modules:
-        return None
+        raise BlasOrderError(
+            "MLX was imported before OpenBLAS was loaded, so MLX's CPU matrix work would run on its bundled "
+            "reference BLAS, about 20x slower. Call engine.runtime.startup.prepare() first in the entry point, "
+            "before anything imports mlx (or a module that does)."
+        )
     path = find_openblas()
     if path is None:
         return None

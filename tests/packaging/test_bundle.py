@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from testdata import REPO
 
-from engine.runtime.selftest import MAX_WER, SAMPLE_TEXT, run_selftest
+from engine.selftest import MAX_WER, SAMPLE_TEXT, run_selftest
 
 BUNDLE = REPO / "dist" / "WhisperFlow"
 EXE = BUNDLE / "whisperflow"
@@ -58,7 +58,7 @@ def test_sample_text_is_the_attributed_text():
 
 
 def test_selftest_passes_on_the_bundled_sample(capsys):
-    from engine.runtime.selftest import main
+    from engine.selftest import main
 
     assert main() == 0
     out = capsys.readouterr().out

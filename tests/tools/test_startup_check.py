@@ -13,7 +13,7 @@ def test_the_stages_run_in_a_fresh_process_and_each_prints_its_time_and_memory(t
     out = capfd.readouterr().out
     stages = STAGE.findall(out)
     assert [name for name, *_ in stages] == [
-        "import engine (the system BLAS)",
+        "engine start-up (the system BLAS)",
         "import numpy",
         "import mlx.core",
         "first operation on Device(cpu, 0)",

@@ -23,6 +23,7 @@ from pathlib import Path
 import soundfile as sf
 
 from engine.errors import WhisperFlowError
+from engine.runtime.startup import prepare
 from tools.bench.memory import peak_rss_mb
 
 PEER_LABEL = "peer"
@@ -143,6 +144,7 @@ def _librosa_shim() -> types.ModuleType:
 
 def main() -> None:
     """Run SCRIPT with the rest of the arguments, with the CPU model and the librosa shim in place."""
+    prepare()  # as in every bench process, so that the peak memory figures compare
     script, *rest = sys.argv[1:]
     atexit.register(lambda: print(f"{PEAK_MARK}{peak_rss_mb():.1f}", file=sys.stderr, flush=True))
     _cpu_int8_model()

@@ -2,16 +2,20 @@
 peak memory are its own. Reads a job (JSON) on stdin, writes JSON lines on stdout:
 ``loaded``, then per file ``progress`` lines and one ``result``.
 
-Run by tools.bench.runner as ``python -m tools.bench.worker`` (importing the engine package first
-loads OpenBLAS before MLX).
+Run by tools.bench.runner as ``python -m tools.bench.worker``.
 """
 
+# ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
 import json
 import os
 import sys
 import time
+
+from engine.runtime.startup import prepare
+
+prepare()  # first: OpenBLAS before MLX, which the imports below load (this module also runs on its own)
 
 import numpy as np
 

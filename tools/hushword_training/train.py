@@ -13,6 +13,7 @@ loss is measured and the hush word kept; the shipped one averages the best few e
 Progress is checkpointed in the user cache dir, so a rerun resumes where it stopped.
 """
 
+# ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import engine  # noqa: F401  (loads OpenBLAS before MLX)
+from engine.runtime.startup import prepare
 
-# isort: split
+prepare()  # first: OpenBLAS before MLX, which the imports below load (this module also runs on its own)
+
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np

@@ -28,18 +28,18 @@ def test_a_word_keeps_the_time_it_first_appeared_and_changed_words_count_as_corr
 
 def test_every_streamed_word_was_shown_before_or_when_it_was_confirmed(tiny_model, tmp_path):
     processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=False))
-    events = []
+    updates = []
     done = run_stream(
-        processor,
-        FileSource(str(DATA / "LJ001-0009.wav")),
-        pace="fast",
-        min_chunk_s=1.0,
-        on_update=lambda update: events.extend(update.confirmed),
+        processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="fast", min_chunk_s=1.0, on_update=updates.append
     )
     processor.close()
+    events = [e for update in updates for e in update.confirmed]
     assert len(events) >= 15
     records = [json.loads(json.dumps(word_record(e))) for e in events]
     assert all(set(r) == {"type", "text", "start", "end", "emitted", "shown", "probability"} for r in records)
     assert all(r["shown"] <= r["emitted"] for r in records)
-    assert sum(r["shown"] < r["emitted"] for r in records) >= len(records) // 2  # most were tentative first
-    assert done.corrections >= 0 and isinstance(done.corrections, int)
+    # tiny.en on this clip: each of the 11 words the tentative tails showed was confirmed a round later, none
+    # was taken back
+    tentative_shown = sum(len(update.tentative) for update in updates)
+    assert sum(r["shown"] < r["emitted"] for r in records) == tentative_shown == 11
+    assert done.corrections == 0
