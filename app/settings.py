@@ -1,6 +1,6 @@
 """The app's settings: one JSON file in the user config dir, read at start and written on every change.
 
-How a stream is transcribed comes from the engine's `flow` policy (engine.stream.config.POLICIES["flow"]);
+How a stream is transcribed comes from the engine's `flow` policy (engine.stream.policies.POLICIES["flow"]);
 a stream setting here is None until the person changes it ("the policy decides"), and settings.json keeps
 only what differs from the defaults, so a later change of the policy reaches everyone who never overrode it.
 """
@@ -15,7 +15,8 @@ from engine.errors import SettingsError
 from engine.model.store import DEFAULT_MODEL
 from engine.runtime.paths import config_dir
 from engine.runtime.safe_write import write_file_atomic
-from engine.stream.config import DEFAULT_POLICY, StreamConfig, validate_stream_config
+from engine.stream.config import DEFAULT_POLICY, StreamConfig
+from engine.stream.settings import check_setting
 
 SETTINGS_FILE = "settings.json"
 LOW_POWER_POLICY = "low-power"  # the app's "Low power" setting: for a laptop on battery
@@ -137,12 +138,13 @@ APP_VALUE_KINDS = {
 
 
 def _valid(key: str, value) -> bool:
-    """A saved stream setting is valid as the CLI's flag would be; the app's own values by their kind."""
+    """A saved stream setting is valid as the CLI's flag would be (engine.stream.settings); the app's own values
+    by their kind."""
     if key in APP_VALUE_KINDS:
         return isinstance(value, APP_VALUE_KINDS[key])
     try:
-        validate_stream_config(StreamConfig(**{key: value}))
-    except (SettingsError, TypeError, ValueError):
+        check_setting(key, value)
+    except SettingsError:
         return False
     return True
 

@@ -9,7 +9,6 @@ import threading
 from contextlib import nullcontext
 
 from engine.errors import WhisperFlowError
-from engine.model.store import DEFAULT_MODEL
 from engine.session.transcript import settle_periods
 
 
@@ -30,18 +29,10 @@ def register(sub) -> None:
 
 
 def _add_stream_flags(p: argparse.ArgumentParser) -> None:
-    from engine.stream.config import DEFAULT_POLICY, PACES, POLICIES
-    from engine.stream.emission import EMIT_POLICIES
-    from engine.stream.processor import TRIM_AT
+    """--pace, and a flag for each declared stream setting (engine.stream.settings), in a group per kind."""
+    from engine.stream.config import PACES
+    from engine.stream.settings import GROUPS, POLICY_GROUPS, SETTINGS
 
-    p.add_argument("--model", default=DEFAULT_MODEL, help="tiny.en (default), base, or mlx-community/whisper-*")
-    p.add_argument(
-        "--policy",
-        default=DEFAULT_POLICY,
-        choices=sorted(POLICIES),
-        help="flow (default, as the app), low-power, or baseline (Whisper-Streaming, for comparison)",
-    )
-    p.add_argument("--language", default=None, help="spoken language for multilingual models (default en)")
     p.add_argument(
         "--pace",
         default="realtime",
@@ -49,121 +40,14 @@ def _add_stream_flags(p: argparse.ArgumentParser) -> None:
         metavar="|".join(PACES) + "|replay:RUN.jsonl",
         help="how audio reaches the rounds; replay:RUN.jsonl repeats a recorded run's rounds exactly",
     )
-    p.add_argument(
-        "--min-chunk",
-        type=float,
-        default=None,
-        metavar="S",
-        help="new audio a round waits for (s); rounds run back to back",
-    )
-    p.add_argument(
-        "--emit",
-        default=None,
-        choices=EMIT_POLICIES,
-        help="when words are confirmed: agreement (LocalAgreement-2), alignatt (one pass) or hybrid",
-    )
-    p.add_argument(
-        "--emit-margin",
-        type=float,
-        default=None,
-        metavar="S",
-        help="alignatt/hybrid: confirm a word ending this far before the end of the round's audio",
-    )
-    p.add_argument(
-        "--agree-gap",
-        type=float,
-        default=None,
-        metavar="S",
-        help="agreement: between rounds whose audio ends at least S apart (0: the last rounds)",
-    )
-    p.add_argument(
-        "--unsure-gap",
-        type=float,
-        default=None,
-        metavar="S",
-        help="agreement on a word its round is unsure of: between rounds at least S apart (0: --agree-gap)",
-    )
-    p.add_argument(
-        "--max-delay",
-        type=float,
-        default=None,
-        metavar="S",
-        help="confirm a word still tentative this long after it was first shown (0: never)",
-    )
-    p.add_argument("--trim", type=float, default=None, metavar="S", help="cut a buffer longer than this (s)")
-    p.add_argument(
-        "--trim-at",
-        default=None,
-        choices=TRIM_AT,
-        help="cut it at the end of a completed segment or of the last confirmed word",
-    )
-    p.add_argument(
-        "--finalize",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="decode each utterance again once it ends, with full context, and replace its confirmed words",
-    )
-    p.add_argument(
-        "--vad",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="skip rounds over silence and confirm the words at each pause (Silero VAD)",
-    )
-    p.add_argument(
-        "--hush",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="append the hush word instead of padding to 30 s",
-    )
-    p.add_argument(
-        "--hush-min",
-        type=float,
-        default=None,
-        metavar="S",
-        help="put silence before the hush word until the encoder's input lasts S seconds (0: none)",
-    )
-    p.add_argument("--beam", type=int, default=None, metavar="N", help="beam size")
-    p.add_argument("--beam-pruning", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument(
-        "--verify",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="accept text re-read from the last round in one teacher-forced pass",
-    )
-    p.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument(
-        "--guard",
-        type=int,
-        default=None,
-        metavar="FRAMES",
-        help="end a round when the next token attends to the last FRAMES encoder frames (20 ms) "
-        "of its audio (AlignAtt); 0 turns it off",
-    )
-    p.add_argument(
-        "--loop-stop",
-        type=int,
-        default=None,
-        metavar="TOKENS",
-        help="end a round after the first copy when its text repeats a span back to back, TOKENS tokens "
-        "or more in all (a loop); 0 turns it off",
-    )
-
-
-FLAG_LABELS = {
-    "min_chunk_s": "--min-chunk",
-    "beam_size": "--beam",
-    "model": "--model",
-    "language": "--language",
-    "policy": "--policy",
-    "guard_frames": "--guard",
-    "loop_tokens": "--loop-stop",
-    "emit_margin_s": "--emit-margin",
-    "max_delay_s": "--max-delay",
-    "agree_gap_s": "--agree-gap",
-    "buffer_trimming_s": "--trim",
-    "hush_min_s": "--hush-min",
-    "unsure_gap_s": "--unsure-gap",
-}
+    for group in GROUPS:
+        flags = p.add_argument_group(f"{group} settings" if group in POLICY_GROUPS else group)
+        for s in (s for s in SETTINGS if s.group == group):
+            if s.kind is bool:
+                kind = dict(action=argparse.BooleanOptionalAction)
+            else:
+                kind = dict(type=s.kind, choices=s.choices or None, metavar=s.metavar)
+            flags.add_argument(s.flag, dest=s.name, default=None, help=s.help, **kind)
 
 
 def _pace(value: str) -> str:
@@ -176,34 +60,12 @@ def _pace(value: str) -> str:
 
 
 def _config_from(args):
+    """The StreamConfig the flags describe (StreamConfig's defaults where none was given), checked."""
     from engine.stream.config import StreamConfig, validate_stream_config
+    from engine.stream.settings import FLAGS, SETTINGS
 
-    return validate_stream_config(
-        StreamConfig(
-            model=args.model,
-            policy=args.policy,
-            language=args.language,
-            min_chunk_s=args.min_chunk,
-            hush=args.hush,
-            hush_min_s=args.hush_min,
-            beam_size=args.beam,
-            beam_pruning=args.beam_pruning,
-            verify=args.verify,
-            pipeline=args.pipeline,
-            guard_frames=args.guard,
-            loop_tokens=args.loop_stop,
-            emit=args.emit,
-            emit_margin_s=args.emit_margin,
-            agree_gap_s=args.agree_gap,
-            unsure_gap_s=args.unsure_gap,
-            max_delay_s=args.max_delay,
-            buffer_trimming_s=args.trim,
-            trim_at=args.trim_at,
-            vad=args.vad,
-            finalize=args.finalize,
-        ),
-        FLAG_LABELS,
-    )
+    given = {s.name: getattr(args, s.name) for s in SETTINGS if getattr(args, s.name) is not None}
+    return validate_stream_config(StreamConfig(**given), FLAGS)
 
 
 class _CaptionPrinter:

@@ -23,9 +23,9 @@ def cmd_transcribe(args) -> int:
     from engine.decoder.options import DecodeOptions
     from engine.model.whisper_model import load_model
     from engine.session.events import WordEvent, word_record
-    from engine.stream.config import check_setting
     from engine.stream.offline import transcribe_audio
     from engine.stream.round import Transcriber
+    from engine.stream.settings import check_setting
 
     check_setting("beam_size", args.beam, "--beam")
     check_output_path(args.jsonl, [args.file])

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from app.main import WhisperFlowApp
-from app.settings import SETTINGS_FILE, AppSettings, load_settings, save_settings, settings_path
+from app.settings import SETTINGS_FILE, STREAM_FIELDS, AppSettings, load_settings, save_settings, settings_path
 from engine.errors import DiskFullError
+from engine.model.store import DEFAULT_MODEL
 from engine.stream.config import validate_stream_config
+from engine.stream.settings import SETTING
 
 
 @pytest.fixture()
@@ -119,6 +121,13 @@ def test_values_out_of_range_are_dropped_and_the_rest_kept(isolated_dirs):
     assert (loaded.min_chunk_s, loaded.beam_size) == (None, None)  # the policy decides them again
     assert loaded.hush is True and loaded.caption.lines == 1
     loaded.stream_config().resolved()  # and the stream they describe is valid
+
+
+def test_the_apps_stream_settings_are_the_declared_ones_checked_as_the_cli_does(isolated_dirs):
+    assert {"model", *STREAM_FIELDS} <= set(SETTING)
+    settings_path().write_text('{"min_chunk_s": 10.5, "language": "klingon", "model": "tiny", "beam_pruning": 1}')
+    loaded = load_settings()  # each is what `whisperflow stream` refuses: --min-chunk 10.5, --language klingon, ...
+    assert (loaded.min_chunk_s, loaded.language, loaded.model, loaded.beam_pruning) == (None, None, DEFAULT_MODEL, None)
 
 
 def test_caption_values_of_the_wrong_kind_or_out_of_range_fall_back_to_the_defaults(isolated_dirs):
