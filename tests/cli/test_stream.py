@@ -173,3 +173,22 @@ def test_terminal_captions_show_a_period_the_next_word_contradicts_as_a_comma():
     captions(update("last."))
     captions.close()
     assert shown().endswith("Then quiet. last. ") and out.getvalue().endswith("\n")
+
+
+def test_transcript_file_holds_the_final_text_one_utterance_a_line(tmp_path):
+    out, text = tmp_path / "events.jsonl", tmp_path / "final.txt"
+    run = whisperflow("stream", str(CLIP), "--pace", "unaware", "--jsonl", str(out), "--transcript", str(text))
+    assert run.returncode == 0, run.stderr
+    events = read_jsonl(out)
+    finals = [e for e in events if e["type"] == "final"]
+    confirmed = [e for e in events if e["type"] == "word"]
+    assert finals and events[-1]["finalized"] == len(finals)
+    assert sum(f["count"] for f in finals) == len(confirmed)  # every confirmed word was finalized
+    lines = text.read_text(encoding="utf-8").splitlines()
+    assert lines == [" ".join(w["text"] for w in f["words"]) for f in finals]
+    assert wer(" ".join(lines)) < 0.1
+
+
+def test_transcript_into_a_missing_folder_is_refused_before_the_stream_starts(tmp_path):
+    run = whisperflow("stream", str(CLIP), "--transcript", str(tmp_path / "nowhere" / "final.txt"))
+    assert run.returncode != 0 and "--transcript" in run.stderr and "does not exist" in run.stderr

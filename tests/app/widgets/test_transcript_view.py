@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.widgets.transcript_view import UNSURE_ROLE, TranscriptView
+from engine.session.events import FinalEvent
 from engine.session.words import Word
 
 
@@ -77,3 +78,14 @@ def _option(view: TranscriptView) -> QStyleOptionViewItem:
     option.font = view.list.font()
     option.rect.setWidth(view.list.viewport().width())
     return option
+
+
+def test_a_final_text_replaces_its_utterance_in_the_lines_and_later_words_follow(view):
+    view.add_words([Word(t, i * 0.4, i * 0.4 + 0.3) for i, t in enumerate("Kick the boss shit.".split())])
+    said = [Word(t, i * 0.4, i * 0.4 + 0.3) for i, t in enumerate(["Kick", "the", "ball", "straight."])]
+    view.apply_final(FinalEvent(0, 4, said, 2.0))
+    view.add_words([Word("Then", 5.0, 5.3), Word("we", 5.3, 5.5)])
+    view.apply_final(FinalEvent(4, 2, [Word("Then", 5.0, 5.3), Word("we", 5.3, 5.5), Word("went.", 5.5, 5.9)], 6.0))
+    assert view.text() == "Kick the ball straight. Then we went."
+    assert [w.text for w in view.words()] == ["Kick", "the", "ball", "straight.", "Then", "we", "went."]
+    assert view.list.count() == len(view.lines)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 from app.settings import AppSettings, load_settings, save_settings
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
-from engine.session.events import StreamUpdate, WordEvent
+from engine.session.events import FinalEvent, StreamUpdate, WordEvent
 from engine.stream.round import Word
 
 
@@ -78,6 +78,15 @@ def test_confirmed_words_solid_tail_dimmed_and_replaced_in_place(window):
     assert [(w.text, w.confirmed) for w in words][-3:] == [("for", True), ("our", False), ("purpose", False)]
     image = window.grab().toImage()
     assert not image.isNull()
+
+
+def test_a_final_text_changes_its_words_in_place_and_the_tail_stays(window):
+    window.show_update(update(["Kick", "the", "boss", "shit."], ["And"]))
+    final = FinalEvent(0, 4, [Word(t, 0.0, 0.1) for t in ("Kick", "the", "ball", "straight.")], 2.0)
+    window.show_update(StreamUpdate([], [Word("And", 0.0, 0.1)], 2.5, 0.2, 3.0, finals=[final]))
+    assert window.text() == "Kick the ball straight. And"
+    window.show_update(update(["And", "then"]))
+    assert window.text() == "Kick the ball straight. And then"
 
 
 def test_a_period_the_words_after_it_contradict_is_shown_as_a_comma(window):
