@@ -3,7 +3,11 @@
 # ruff: noqa: E402  (the start-up step comes before the imports that load MLX)
 from __future__ import annotations
 
+import logging
+import os
+import platform
 import sys
+from pathlib import Path
 
 from engine.runtime.startup import prepare
 
@@ -15,14 +19,19 @@ from PySide6.QtWidgets import QApplication
 from app.gui_collector import GuiThreadCollector
 from app.settings import load_settings, save_settings
 from app.widgets.app_icon import app_icon
+from app.windows.about_dialog import app_version
 from app.windows.main_window import MainWindow
 from app.windows.recovery_dialog import RecoveryDialog
 from app.windows.wizard import SetupWizard
 from app.workers.model_worker import ModelCache
 from engine.errors import WhisperFlowError
 from engine.model.whisper_model import LoadedModel
+from engine.runtime.logs import LEVELS, configure_logging, log_file
 
 SAVE_DELAY_MS = 300
+LOG_LEVEL_ENV = "WHISPERFLOW_LOG_LEVEL"  # the log file's level: debug, info (the default), warning or error
+
+log = logging.getLogger(__name__)
 
 
 class WhisperFlowApp(QObject):
@@ -83,8 +92,19 @@ def make_application(argv: list[str]) -> QApplication:
     return app
 
 
+def start_logging() -> Path:
+    """Log to the rotating file in the user log folder (Help ▸ Show log file), at LOG_LEVEL_ENV's level; returns
+    the file's path."""
+    path = log_file()
+    level = os.environ.get(LOG_LEVEL_ENV, "").lower()
+    configure_logging(level if level in LEVELS else "info", file=path)
+    log.info("WhisperFlow %s started (Python %s, %s)", app_version(), platform.python_version(), platform.platform())
+    return path
+
+
 def run_app(argv: list[str] | None = None) -> int:
     """Run the app until it quits; returns the exit code."""
+    start_logging()
     app = make_application(argv if argv is not None else sys.argv)
     whisperflow = WhisperFlowApp()
     whisperflow.window.closed.connect(app.quit)

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 from engine.errors import WhisperFlowError
+from engine.runtime.logs import LEVELS, configure_logging
 from engine.runtime.startup import prepare
 
 PRODUCT_COMMANDS = ("cli.stream", "cli.transcribe", "cli.models", "cli.machine")
 TOOL_COMMANDS = ("tools.cli",)
+LOG_LEVEL_HELP = "what is logged to stderr: debug shows which words the rules confirm and drop (default warning)"
+
+log = logging.getLogger(__name__)
 
 
 def command_modules() -> list[str]:
@@ -29,9 +34,12 @@ def command_modules() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whisperflow", description="On-device live captions with Whisper on MLX.")
+    parser.add_argument("--log-level", choices=LEVELS, default="warning", help=LOG_LEVEL_HELP)
     sub = parser.add_subparsers(dest="command")
     for module in command_modules():
         importlib.import_module(module).register(sub)
+    for command in sub.choices.values():  # also after the command's name; the default stays the one above
+        command.add_argument("--log-level", choices=LEVELS, default=argparse.SUPPRESS, help=LOG_LEVEL_HELP)
     return parser
 
 
@@ -45,9 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     args.rest = rest
     if args.command is None:
         return _open_app_or_help(parser)
+    configure_logging(args.log_level)
     try:
         return args.func(args)
     except WhisperFlowError as exc:
+        log.debug("%s failed", args.command, exc_info=True)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

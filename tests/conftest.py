@@ -20,11 +20,32 @@ def tiny_model():
 
 @pytest.fixture()
 def isolated_dirs(tmp_path, monkeypatch):
-    """Fresh cache/config/data dirs for tests that write there."""
-    for name in ("CACHE", "CONFIG", "DATA"):
+    """Fresh cache/config/data/log dirs for tests that write there."""
+    for name in ("CACHE", "CONFIG", "DATA", "LOG"):
         path = tmp_path / name.lower()
         monkeypatch.setenv(f"WHISPERFLOW_{name}_DIR", str(path))
     return tmp_path
+
+
+@pytest.fixture()
+def restore_logging():
+    """Logging as it was before the test: the root's handlers and level and WhisperFlow's loggers' levels (a test
+    that calls engine.runtime.logs.configure_logging changes them for the whole process)."""
+    import logging
+
+    from engine.runtime.logs import OUR_LOGGERS
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    levels = {name: logging.getLogger(name).level for name in OUR_LOGGERS}
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+    for name, old in levels.items():
+        logging.getLogger(name).setLevel(old)
 
 
 pytest_plugins = ["pulse_mic"]  # the virtual_mic fixture (private PulseAudio server)

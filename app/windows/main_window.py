@@ -3,12 +3,13 @@ export, past sessions, and the caption window and tray icon it drives."""
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -36,6 +37,7 @@ from app.windows.tray import TrayIcon
 from app.workers.model_worker import ModelCache
 from app.workers.session_controller import SessionController
 from engine.errors import WhisperFlowError
+from engine.runtime.logs import log_file
 from engine.session.events import StreamUpdate
 from engine.session.exporters import FORMAT_NAMES, FORMATS, export
 from engine.session.journal import SessionInfo, load_session, mark_recovered, unfinished_sessions
@@ -49,6 +51,8 @@ STAGES = {
     "loading": "Loading",
     "ready": "Ready",
 }
+
+log = logging.getLogger(__name__)
 
 
 def export_stem(meta: SessionMeta | None) -> str:
@@ -170,6 +174,7 @@ class MainWindow(QMainWindow):
         self.settings_action = self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
         self._action(tools, "Setup &wizard…", self.wizard_requested.emit)
         help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "Show &log file", self.show_log_file)
         self._action(help_menu, "&About WhisperFlow", self.open_about)
 
     def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
@@ -198,6 +203,12 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def show_log_file(self) -> None:
+        """Open the app's log file (engine.runtime.logs) in the system's viewer for text files."""
+        path = log_file()
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            self.show_error(f"The log file {path} could not be opened.")
+
     def _restore_geometry(self) -> None:
         geometry = self.settings.main_geometry
         if geometry and len(geometry) == 4:
@@ -213,7 +224,7 @@ class MainWindow(QMainWindow):
         c.listening.connect(self._listening)
         c.update.connect(self._stream_update)
         c.level.connect(self.level_meter.set_level)
-        c.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        c.notice.connect(self.show_notice)
         c.error.connect(self.show_error)
         c.device_lost.connect(self._device_lost)
         c.session_ended.connect(self._session_ended)
@@ -312,8 +323,14 @@ class MainWindow(QMainWindow):
         self.source_picker.refresh()
         self.source_picker.combo.showPopup()
 
+    def show_notice(self, message: str) -> None:
+        """Say something in the status bar for a while (and in the log)."""
+        log.info("notice shown: %s", message)
+        self.statusBar().showMessage(message, 15000)
+
     def show_error(self, message: str) -> None:
         """Show a problem in the window (and as a tray message when the window is hidden); nothing stops."""
+        log.warning("error shown: %s", message)
         self.switch_button.setVisible(False)
         self.banner_text.setText(message)
         # the red is the banner's and its text's; the Switch device… button keeps the platform's button look

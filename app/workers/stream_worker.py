@@ -8,6 +8,7 @@ message; what was confirmed before it stays in the journal and the transcript.
 from __future__ import annotations
 
 import errno
+import logging
 import threading
 from collections.abc import Callable
 from typing import Protocol
@@ -22,6 +23,8 @@ from engine.runtime.mlx_thread import own_stream
 from engine.session.events import FinalEvent, StreamUpdate, WordEvent
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
+
+log = logging.getLogger(__name__)
 
 
 class WordSink(Protocol):
@@ -99,6 +102,7 @@ class StreamWorker(QObject):
             reason = "the disk is full" if exc.errno == errno.ENOSPC else str(exc)
             self.failed.emit(f"Captioning stopped: {reason}. Everything confirmed before this is kept.")
         except Exception as exc:  # a bug must not take the transcript or the app down with it
+            log.exception("captioning stopped by an unexpected error")
             self.failed.emit(
                 f"Captioning stopped by an unexpected error ({exc!r}). Everything confirmed before this is kept."
             )

@@ -5,6 +5,7 @@ Every source delivers float32 mono 16 kHz through the same `read()` contract.
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 _EMPTY = np.zeros(0, np.float32)
 FIRST_BLOCK_TIMEOUT_S = 10.0  # devices may take seconds to wake (Bluetooth, idle sound servers)
 STOP_WAIT_S = 2.0
+
+log = logging.getLogger(__name__)
 
 
 class AudioSource(ABC):
@@ -265,7 +268,9 @@ class QueuedSource(AudioSource):
             self._check_health()
         if self._failure is not None:
             self._abort()
-            raise DeviceError(self._failure_message())
+            message = self._failure_message()
+            log.info("audio input lost: %s", message)
+            raise DeviceError(message)
         return None if self._flushed else _EMPTY
 
 
@@ -334,6 +339,7 @@ class MicrophoneSource(QueuedSource):
         self._resampler = soxr.ResampleStream(rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
         self._stream = stream
         self._started = True
+        log.info("audio input %r opened: %g Hz, %d channels", spec.device.name, rate, channels)
 
     def _on_block(self, indata: np.ndarray, frames: int, time_info, status: sd.CallbackFlags) -> None:
         mono = indata.mean(axis=1, dtype=np.float32) if indata.shape[1] > 1 else indata[:, 0].copy()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,8 @@ from mlx_whisper.tokenizer import Tokenizer, get_tokenizer
 
 from engine.errors import ModelError
 from engine.model.store import DEFAULT_MODEL, prepare_model, verify_model_dir
+
+log = logging.getLogger(__name__)
 
 
 class VarLenAudioEncoder(whisper.AudioEncoder):
@@ -98,4 +102,7 @@ def load_model_dir(path: Path, name: str) -> LoadedModel:
 
 def load_model(name: str = DEFAULT_MODEL, progress=None) -> LoadedModel:
     """Prepare (convert or download once) and load a model by name."""
-    return load_model_dir(prepare_model(name, progress), name)
+    started = time.perf_counter()
+    loaded = load_model_dir(prepare_model(name, progress), name)
+    log.info("model %s loaded from %s in %.1f s", name, loaded.path, time.perf_counter() - started)
+    return loaded

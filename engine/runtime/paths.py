@@ -31,6 +31,11 @@ def data_dir() -> Path:
     return _dir("WHISPERFLOW_DATA_DIR", platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def log_dir() -> Path:
+    """The app's log files (engine.runtime.logs)."""
+    return _dir("WHISPERFLOW_LOG_DIR", platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
 # assets/ sits next to the engine package in a checkout and in a PyInstaller bundle (sys._MEIPASS) alike.
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 # The bundled sample: LJ Speech LJ001-0001 (public domain, see assets/ATTRIBUTION.md).

@@ -8,6 +8,9 @@ word (the later round's spelling is kept), so a comma moving does not stall conf
 
 from __future__ import annotations
 
+import logging
+
+from engine.runtime.logs import WordList
 from engine.scoring.align import Pair, align
 from engine.session.words import Word
 
@@ -20,6 +23,8 @@ RESAID_MISSES = 0.25  # a round says the buffer's confirmed words again if it mi
 # them for at most this share of them
 MAX_HISTORY = 16  # rounds kept for agreement across a gap (flush's gap_s) and for the max-delay rule
 UNSURE = 0.3  # a word its round gives less probability than this is a guess (flush's unsure_gap_s)
+
+log = logging.getLogger(__name__)
 
 
 def spelling(text: str) -> str:
@@ -49,11 +54,18 @@ def _inside(pairs: list[Pair]) -> int:
 
 def plausible(w: Word, previous_end: float) -> bool:
     """Whether a word that follows previous_end may be confirmed without agreement."""
-    return (
-        w.end - w.start <= MAX_FORCED_WORD_S
-        and w.probability >= MIN_FORCED_PROBABILITY
-        and w.start - previous_end <= MAX_FORCED_GAP_S
-    )
+    return not implausible(w, previous_end)
+
+
+def implausible(w: Word, previous_end: float) -> str:
+    """Why a word that follows previous_end may not be confirmed without agreement ("" if it may)."""
+    if w.end - w.start > MAX_FORCED_WORD_S:
+        return f"stretched {w.end - w.start:.1f} s"
+    if w.probability < MIN_FORCED_PROBABILITY:
+        return f"probability {w.probability:.2f}"
+    if w.start - previous_end > MAX_FORCED_GAP_S:
+        return f"starts {w.start - previous_end:.1f} s after the word before"
+    return ""
 
 
 class HypothesisBuffer:
@@ -75,11 +87,19 @@ class HypothesisBuffer:
         31.20 s, "century" then heard at 31.04-31.40 s; docs/bench/agreement-midpoint)."""
         shifted = [Word(w.text, w.start + offset, w.end + offset, w.probability) for w in words]
         self.new = self._after_resaid(shifted)
+        if log.isEnabledFor(logging.DEBUG) and len(self.new) < len(shifted):
+            kept = {id(w) for w in self.new}
+            said = [w for w in shifted if id(w) not in kept]
+            if said == shifted[: len(said)]:
+                log.debug("agreement: the round's first %d words were confirmed before", len(said))
+            else:
+                log.debug("agreement: taken as confirmed before: %s", WordList(said))
         if self.new and abs(self.new[0].start - self.last_committed_time) < 1 and self.committed_in_buffer:
             # drop an n-gram (n ≤ 5) the round repeats from the end of what is already confirmed
             for n in range(1, min(len(self.committed_in_buffer), len(self.new), 5) + 1):
                 tail = self.committed_in_buffer[-n:]
                 if all(same_word(c.text, w.text) for c, w in zip(tail, self.new[:n])):
+                    log.debug("agreement: dropped %s, a repeat of the last confirmed words", WordList(self.new[:n]))
                     del self.new[:n]
                     break
 
@@ -103,14 +123,35 @@ class HypothesisBuffer:
         n = max(agreed(self.new, other) for other in self._partners(round_end, gap_s)) if agree else 0
         if n and unsure_gap_s > gap_s:
             far = max(agreed(self.new, other) for other in self._partners(round_end, unsure_gap_s))
+            sure = n
             n = next((i for i in range(far, n) if self.new[i].probability < UNSURE), n)
+            if n < sure:
+                log.debug(
+                    "agreement: %s is unsure: waits for a round %.2f s older",
+                    WordList(self.new[n : n + 1]),
+                    unsure_gap_s,
+                )
+        agreeing = n
         n = max(min(n, len(self.new) if heard is None else heard), aligned)
+        if hold_last and n == len(self.new) > 0:
+            log.debug(
+                "agreement: holds back the round's last word %s (its audio was cut under it)", WordList(self.new[-1:])
+            )
         if hold_last:
             n = max(0, min(n, len(self.new) - 1))
         confirmed = self.new[:n]
         self.buffer, self.new = self.new[n:], []
         self.history = self.history[-MAX_HISTORY + 1 :] + [(round_end, self.buffer)]
         self._confirm(confirmed)
+        if confirmed:
+            log.debug(
+                "agreement: confirmed %s (round ending %.2f s: %d agreed, %d aligned, %s heard)",
+                WordList(confirmed),
+                round_end,
+                agreeing,
+                aligned,
+                "all" if heard is None else heard,
+            )
         return confirmed
 
     def _partners(self, round_end: float, gap_s: float) -> list[list[Word]]:
@@ -204,6 +245,9 @@ class HypothesisBuffer:
         ):
             previous_end = self.buffer[n].end
             n += 1
+        if n < len(self.buffer) and self.buffer[n].end <= time and log.isEnabledFor(logging.DEBUG):
+            why = implausible(self.buffer[n], previous_end) or "not tentative by the delay yet"
+            log.debug("without agreement: not confirmed: %s, %s", WordList(self.buffer[n : n + 1]), why)
         forced, self.buffer = self.buffer[:n], self.buffer[n:]
         self._confirm(forced)
         return forced

@@ -15,9 +15,11 @@ its end time runs to the end of the round's audio, which would hide the next wor
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from itertools import groupby
 
+from engine.runtime.logs import WordList
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
 
@@ -25,6 +27,8 @@ EMIT_POLICIES = ("agreement", "alignatt", "hybrid")
 SURE = 0.6  # hybrid: a word this probable needs no second round
 MIN_ALIGNED_S = 0.04  # a word shorter than this has no place of its own in the audio (words a round invents, e.g.
 # a repeat of its prompt, are squeezed to one instant): it is not confirmed on its alignment
+
+log = logging.getLogger(__name__)
 
 
 def without_squeezed(words: list[Word], run: int = 3) -> list[Word]:
@@ -35,6 +39,8 @@ def without_squeezed(words: list[Word], run: int = 3) -> list[Word]:
         group = list(group)
         if not (short and len(group) >= run):
             kept += group
+        else:
+            log.debug("squeezed: dropped %s (%d words, each under %.2f s)", WordList(group), len(group), MIN_ALIGNED_S)
     return kept
 
 

@@ -5,6 +5,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ import numpy as np
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
+from engine.runtime.logs import WordList
 from engine.session.events import DroppedEvent, WordEvent
 from engine.session.transcript import sentence_start
 from engine.session.words import Word
@@ -38,6 +40,8 @@ LONGEST_LETTER_S = 0.5  # a one-letter word ("a", "I") timed longer than this is
 KEPT_WORDS = 500  # confirmed words the processor keeps (the prompt's 200 characters and a 30 s buffer hold fewer)
 PROMPT_CHARS = 200  # a round's prompt: the confirmed text before its audio, as Whisper-Streaming's
 TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a completed segment, or of a confirmed word
+
+log = logging.getLogger(__name__)
 
 
 def prompt_before(confirmed: Sequence[Word | WordEvent], start: float, chars: int = PROMPT_CHARS) -> str:
@@ -226,7 +230,15 @@ class OnlineProcessor:
         decodings is counted (docs/bench/early-stop)."""
         if self.vad is None or result.padded or not self._stopped_early(result, offset):
             return result
-        again = self.transcriber.transcribe(audio, prompt, self.last_tokens, self._speech_until(audio, offset))
+        until = self._speech_until(audio, offset)
+        log.debug(
+            "early retry: the round at %.2f s ended on %s, before speech the VAD heard; "
+            "decoded again to end after %.2f s",
+            offset,
+            WordList(result.words[-1:], offset),
+            offset + until,
+        )
+        again = self.transcriber.transcribe(audio, prompt, self.last_tokens, until)
         return replace(
             again,
             early_retry=True,
@@ -263,6 +275,8 @@ class OnlineProcessor:
         tentative word at once; keep only PRE_ROLL_S before the next speech, none of it already transcribed."""
         words = self._drain()
         tail = self.hypothesis.confirm_all()
+        if tail:
+            log.debug("pause at %.2f s: confirmed %s", self.heard_until, WordList(tail))
         self._commit(tail)
         self.stats.skipped += 1
         cut = max(self.buffer_offset + self.buffer_s - PRE_ROLL_S, self.hypothesis.last_committed_time)
@@ -285,6 +299,10 @@ class OnlineProcessor:
         if said and not self.committed:  # the stream's first word begins its transcript (tiny.en, given under a
             # second of speech, often writes it in lower case: "printing in the only sense")
             said[0] = replace(said[0], text=sentence_start(said[0].text))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "round %.2f-%.2f s%s: %s", offset, offset + result.audio_s, _flags(result), WordList(said, offset)
+            )
         self.hypothesis.insert(said, offset)
         self.heard_until = offset + result.audio_s
         self.held_back = result.guarded
@@ -293,6 +311,8 @@ class OnlineProcessor:
         if self.max_delay_s:
             due = self.heard_until - self.max_delay_s  # tentative since a round that ended by then
             late = self.hypothesis.confirm_until(due, self.buffer_offset, shown_by=due)
+            if late:
+                log.debug("max delay: confirmed %s (tentative since a round that ended by %.2f s)", WordList(late), due)
             self.stats.late += len(late)
             confirmed += late
         self._commit(confirmed)
@@ -326,11 +346,17 @@ class OnlineProcessor:
                 words += self.process_iter() + self._drain()  # the last round may have held back the last word
             while True:
                 tail = self.hypothesis.confirm_all()
+                if tail:
+                    log.debug("stream end: confirmed %s", WordList(tail))
                 self._commit(tail)
                 words += tail
                 last = self.hypothesis.last_committed_time
                 if self.buffer_offset + self.buffer_s - last < TAIL_S or last <= self.buffer_offset:
                     break
+                log.debug(
+                    "stream end: decoding the %.2f s after the last confirmed word again",
+                    self.buffer_offset + self.buffer_s - last,
+                )
                 self._chunk_at(last)
                 words += self.process_iter() + self._drain()
         self.buffer_offset += self.buffer_s
@@ -372,6 +398,8 @@ class OnlineProcessor:
             return []
         target = self.buffer_offset + self.buffer_s - self.buffer_trimming_s
         forced = self.hypothesis.confirm_until(target, self.buffer_offset)
+        if forced:
+            log.debug("full window: confirmed without agreement %s", WordList(forced))
         self._commit(forced)
         self.stats.forced += len(forced)
         cut = self.committed[-1].end if self.committed else 0.0
@@ -379,13 +407,30 @@ class OnlineProcessor:
             self._chunk_at(cut)
         elif self.stats.rounds and self.round_start == self.buffer_offset and not self.hypothesis.tentative():
             cut = min(target, self.buffer_offset + self.window_s)  # the last round heard no words there
+            log.info("dropped the audio %.2f-%.2f s: no words in a full window", self.buffer_offset, cut)
             self.dropped.append(DroppedEvent(self.buffer_offset, cut, "no words in a full window"))
             self.stats.dropped_s += cut - self.buffer_offset
             self._chunk_at(cut)
         return forced
 
     def _chunk_at(self, time: float) -> None:
+        log.debug("buffer cut at %.2f s (it started at %.2f s)", time, self.buffer_offset)
         self.hypothesis.pop_committed(time)
         cut = int(round((time - self.buffer_offset) * SAMPLE_RATE))
         self.audio_buffer = self.audio_buffer[cut:]
         self.buffer_offset = time
+
+
+def _flags(result: RoundResult) -> str:
+    """What happened to a round besides decoding, for its log line."""
+    flags = [
+        name
+        for name, happened in (
+            ("guarded", result.guarded),
+            ("padded retry", result.padded_retry),
+            ("early retry", result.early_retry),
+            ("at its token budget", result.at_budget),
+        )
+        if happened
+    ]
+    return f" ({', '.join(flags)})" if flags else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from engine.decoder.word_timing import add_word_timestamps, decoded_alignment
 from engine.encoder.fast_encoder import fast_encode
 from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from engine.model.whisper_model import LoadedModel
+from engine.runtime.logs import WordList
 from engine.session.words import Word
 
 MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
@@ -30,6 +32,8 @@ WORD_PROB_FLOOR = 0.5  #   mean word probability at least this (tiny.en's "you" 
 COMPRESSION_RATIO = 2.4  # above this the text repeats itself: a runaway round, never confirmed
 FINAL_BEAM = 5  # the final pass's beam (engine.stream.finalize), as offline decodes with beam search
 DIGITAL_SILENCE = 1e-4  # peak below this (-80 dBFS): nothing to hear, the model is not asked
+
+log = logging.getLogger(__name__)
 
 
 def is_word(text: str) -> bool:
@@ -247,7 +251,17 @@ class Transcriber:
             return False
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
         used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
-        return used_budget or compression_ratio(text) > 2.4
+        ran_away = used_budget or compression_ratio(text) > 2.4
+        if ran_away and log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "padded retry: a %.2f s round ran away (%d tokens%s, compression %.2f): %r",
+                encoded.n_samples / SAMPLE_RATE,
+                len(result.beam_widths),
+                ", its whole budget" if used_budget else "",
+                compression_ratio(text),
+                text[-80:],
+            )
+        return ran_away
 
     def padded_round(
         self, encoded: Encoded, prompt_tokens: list[int], reference: list[int] | None
@@ -284,6 +298,11 @@ class Transcriber:
             if check and self.silence_gate and result.no_speech_prob > NO_SPEECH_PROB:
                 probs = [w.probability for seg in segments for w in seg.words]
                 if not probs or sum(probs) / len(probs) < WORD_PROB_FLOOR:
+                    log.debug(
+                        "silence gate: dropped %s (no speech %.2f)",
+                        WordList([w for seg in segments for w in seg.words]),
+                        result.no_speech_prob,
+                    )
                     segments = []
         frames = encoded.mel.shape[0]
         return RoundResult(
@@ -303,9 +322,17 @@ class Transcriber:
     def hallucinated(self, result: DecodeResult) -> bool:
         """Silence (likely no speech and no confident text) or a runaway (text that repeats itself)."""
         if self.silence_gate and result.no_speech_prob > NO_SPEECH_PROB and result.avg_logprob < LOGPROB_FLOOR:
+            log.debug(
+                "silence gate: dropped a round (no speech %.2f, log-probability %.2f)",
+                result.no_speech_prob,
+                result.avg_logprob,
+            )
             return True
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
-        return bool(text.strip()) and compression_ratio(text) > COMPRESSION_RATIO
+        runaway = bool(text.strip()) and compression_ratio(text) > COMPRESSION_RATIO
+        if runaway:
+            log.debug("runaway: dropped a round that repeats itself: %r", text[-80:])
+        return runaway
 
     def add_words(
         self, segments: list[Segment], features: mx.array, n_samples: int, result: DecodeResult | None = None

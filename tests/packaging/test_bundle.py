@@ -133,7 +133,7 @@ def linux_bundle() -> Path:
 def _app_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The environment of a person's session: no venv, no test settings, empty WhisperFlow folders."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "QT_", "WHISPERFLOW_"))}
-    for name in ("CACHE", "CONFIG", "DATA"):
+    for name in ("CACHE", "CONFIG", "DATA", "LOG"):
         env[f"WHISPERFLOW_{name}_DIR"] = str(tmp_path / name.lower())
     env.update(extra)
     return env

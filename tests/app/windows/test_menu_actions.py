@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 from testdata import DATA
 
 from app.main import WhisperFlowApp
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
+from engine.runtime.logs import log_file
 from engine.stream.config import POLICIES
 
 CLIP = DATA / "LJ001-0009.wav"
@@ -27,6 +30,7 @@ MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q
     "Captions/Find in transcript": QKeySequence.Find,
     "Tools/Settings…": "Ctrl+,",
     "Tools/Setup wizard…": None,
+    "Help/Show log file": None,
     "Help/About WhisperFlow": None,
 }
 
@@ -83,6 +87,29 @@ def test_about_action_shows_version_model_and_licences(qtbot, wf):
     text = dialogs[0].text.text()
     assert "WhisperFlow" in text and "tiny.en" in text and "LJ Speech" in text and "MIT" in text
     dialogs[0].close()
+
+
+class OpenedUrls(QObject):
+    """Takes the file URLs the app asks the desktop to open (QDesktopServices.setUrlHandler)."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[QUrl] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url)
+
+
+def test_show_log_file_action_opens_the_log_file(qtbot, wf):
+    opened = OpenedUrls()
+    QDesktopServices.setUrlHandler("file", opened, "open")
+    try:
+        wf.window.menu_actions()["Help/Show log file"].trigger()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert [Path(url.toLocalFile()) for url in opened.urls] == [log_file()]
+    assert log_file().parent == Path(os.environ["WHISPERFLOW_LOG_DIR"])  # the test's folder, not the person's
 
 
 def test_past_sessions_action_opens_the_list(qtbot, wf):

@@ -1,5 +1,7 @@
 """LocalAgreement-2 and buffer trimming on hand-made rounds."""
 
+import logging
+
 import numpy as np
 import pytest
 from fake_transcriber import FakeTranscriber
@@ -364,3 +366,75 @@ def test_which_words_of_a_later_round_are_new(confirmed_first, then, new):
     agree_twice(hb, *confirmed_first)
     assert hb.last_committed_time == confirmed_first[-1][2]
     assert [w.text for w in agree_twice(hb, *then)] == new
+
+
+def debug_lines(caplog, logger: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == logger and r.levelno == logging.DEBUG]
+
+
+def test_agreement_logs_the_words_it_confirms_and_the_repeat_it_drops(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream.agreement")
+    hb = HypothesisBuffer()
+    for _ in range(2):
+        hb.insert(words(("hello", 0.0, 0.4), ("world", 0.5, 0.9)), 10.0)
+        hb.flush(round_end=11.0)
+    hb.insert(words(("world", 0.95, 1.0), ("again", 1.0, 1.3)), 10.0)  # "world" said again after itself
+    assert [w.text for w in hb.new] == ["again"]
+    assert debug_lines(caplog, "engine.stream.agreement") == [
+        "agreement: confirmed 'hello' 10.00-10.40, 'world' 10.50-10.90 (round ending 11.00 s: 2 agreed, 0 aligned, "
+        "all heard)",
+        "agreement: dropped 'world' 10.95-11.00, a repeat of the last confirmed words",
+    ]
+
+
+def test_a_word_left_unconfirmed_without_agreement_is_logged_with_the_reason(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream.agreement")
+    hb = HypothesisBuffer()
+    hb.insert([Word("as", 39.0, 39.3, 0.9), Word("art", 42.04, 48.48, 0.0), Word("of", 48.48, 57.0, 0.9)], 0.0)
+    hb.flush()
+    hb.confirm_until(60.0, 38.0)
+    late = HypothesisBuffer()
+    late.insert([Word("of", 76.5, 77.7, 0.58)], 0.0)
+    late.flush()
+    late.confirm_until(90.0, 56.66)
+    assert debug_lines(caplog, "engine.stream.agreement") == [
+        "without agreement: not confirmed: 'art' 42.04-48.48, stretched 6.4 s",
+        "without agreement: not confirmed: 'of' 76.50-77.70, starts 19.8 s after the word before",
+    ]
+
+
+def test_the_processor_logs_its_rounds_the_stream_end_and_where_it_cuts_the_buffer(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream.processor")
+    said = result([Segment(0.0, 1.0, "old", [], words(("old", 0.2, 1.0)))])
+    after = result([Segment(2.0, 2.5, "new", [], words(("new", 2.0, 2.5)))])
+    proc = OnlineProcessor(ScriptedTranscriber([said, said, after, result([])]))
+    proc.insert_audio_chunk(np.zeros(6 * SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    proc.process_iter()
+    proc.finish()
+    assert debug_lines(caplog, "engine.stream.processor") == [
+        "round 0.00-0.00 s: 'Old' 0.20-1.00",
+        "round 0.00-0.00 s: 'Old' 0.20-1.00",
+        "stream end: decoding the 5.00 s after the last confirmed word again",
+        "buffer cut at 1.00 s (it started at 0.00 s)",
+        "round 1.00-1.00 s: 'new' 3.00-3.50",
+        "stream end: confirmed 'new' 3.00-3.50",
+        "stream end: decoding the 2.50 s after the last confirmed word again",
+        "buffer cut at 3.50 s (it started at 1.00 s)",
+        "round 3.50-3.50 s: no words",  # (these rounds' audio_s is 0)
+    ]
+
+
+def test_with_logging_off_the_rules_format_nothing(caplog, monkeypatch):
+    caplog.set_level(logging.INFO, logger="engine")
+
+    def formatted(self):
+        raise AssertionError("a word list was formatted with DEBUG off")
+
+    monkeypatch.setattr("engine.runtime.logs.WordList.__str__", formatted)
+    tr = ScriptedTranscriber([result([Segment(0.0, 1.0, "x", [], words(("only", 0.1, 0.9)))])] * 2)
+    proc = OnlineProcessor(tr)
+    proc.insert_audio_chunk(np.zeros(SAMPLE_RATE, np.float32))
+    proc.process_iter()
+    assert [w.text for w in proc.process_iter() + proc.finish()] == ["Only"]
+    assert caplog.records == []

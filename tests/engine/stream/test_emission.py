@@ -1,6 +1,9 @@
 """Emission policies (--emit), the max-delay rule and the voice-activity detector, on hand-made rounds and on
 real clips with the real tiny.en model."""
 
+import logging
+import re
+
 import numpy as np
 import pytest
 import soundfile as sf
@@ -294,3 +297,52 @@ def test_a_corrupt_voice_activity_model_is_named_and_the_stream_runs_every_round
     monkeypatch.setattr(vad, "model_path", lambda: corrupt)
     processor, notices = build_processor(tiny_model, StreamConfig(policy="flow"))
     assert processor.vad is None and notices == [notices[0]] and "every round runs" in notices[0]
+
+
+def messages(caplog, prefix: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG and r.getMessage().startswith(prefix)]
+
+
+def test_the_emission_rules_log_the_words_they_drop_and_hold_back(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream")
+    squeezed = words(("the", 0.0, 0.2, 0.9), ("and", 0.2, 0.2, 0.9), ("it", 0.2, 0.2, 0.9), ("was", 0.2, 0.2, 0.9))
+    without_squeezed(squeezed)
+    assert messages(caplog, "squeezed") == [
+        "squeezed: dropped 'and' 0.20-0.20, 'it' 0.20-0.20, 'was' 0.20-0.20 (3 words, each under 0.04 s)"
+    ]
+    hypothesis = HypothesisBuffer()
+    for _ in range(2):
+        hypothesis.insert(words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.9)), 0.0)
+        Emission("alignatt").confirm(hypothesis, round_end=5.0, guarded=True)
+    assert (
+        messages(caplog, "agreement: holds back")
+        == ["agreement: holds back the round's last word 'cat' 0.30-0.50 (its audio was cut under it)"] * 2
+    )
+    unsure = HypothesisBuffer()
+    for end in (1.0, 1.3, 1.6):
+        unsure.insert(words(("the", 0.0, 0.2, 0.9), ("cat", 0.3, 0.5, 0.2)), 0.0)
+        Emission("agreement", gap_s=0.6, unsure_gap_s=1.2).confirm(unsure, round_end=end, guarded=False)
+    assert messages(caplog, "agreement: 'cat'") == [
+        "agreement: 'cat' 0.30-0.50 is unsure: waits for a round 1.20 s older"
+    ]
+
+
+def test_the_max_delay_rule_logs_the_word_it_confirms(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream.processor")
+    late = stream_half_seconds(OnlineProcessor(DisagreeingTranscriber(), max_delay_s=1.0), 8)
+    assert messages(caplog, "max delay") == [
+        f"max delay: confirmed '{late[1].text}' 0.60-0.90 (tentative since a round that ended by 1.00 s)"
+    ]
+
+
+def test_an_early_retry_is_logged(caplog):
+    caplog.set_level(logging.DEBUG, logger="engine.stream.processor")
+    processor = OnlineProcessor(StuckTranscriber(), emission=Emission("agreement"), vad=SpeechDetector())
+    processor.insert_audio_chunk(load_audio(DATA / "LJ001-0008.wav")[: 3 * SAMPLE_RATE])
+    processor.process_iter()
+    [line] = messages(caplog, "early retry")
+    assert re.fullmatch(
+        r"early retry: the round at 0\.00 s ended on 'a' 0\.40-1\.75, before speech the VAD heard; decoded again to "
+        r"end after \d\.\d\d s",
+        line,
+    )
