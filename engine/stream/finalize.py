@@ -27,9 +27,21 @@ log = logging.getLogger(__name__)
 MAX_UTTERANCE_S = 20.0  # speech without a pause is finalized in pieces of about this length (a 30 s window holds it)
 MIN_GAP_S = 0.1  # a piece ends in a gap of at least this much between two confirmed words, where there is one
 KEEP_AUDIO_S = 30.0  # audio kept while no confirmed word waits (a round's window is shorter)
+CONTEXT_S = 10.0  # audio before the utterance decoded with it, for context (its words are the last utterance's)
+MARGIN_S = 0.05  # a word of the final text ending this little after the audio's start is before it
+WINDOW_S = 28.0  # the most audio one final decoding hears (a 30 s window)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 PROMPT_CHARS = 200  # the previous final text a decoding is prompted with, as a round's prompt
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
+
+
+@dataclass(frozen=True)
+class _Span:
+    """The audio of one final decoding (stream seconds): heard from heard_from, its words kept from start to end."""
+
+    heard_from: float
+    start: float
+    end: float
 
 
 @dataclass
@@ -71,6 +83,7 @@ class Finalizer:
         submit: Callable[[Callable[[], FinalEvent]], Future],
         clock: Callable[[], float],
         max_utterance_s: float = MAX_UTTERANCE_S,
+        context_s: float = CONTEXT_S,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended."""
@@ -78,8 +91,10 @@ class Finalizer:
         self.submit = submit
         self.clock = clock
         self.max_utterance_s = max_utterance_s
+        self.context_s = context_s
         self.audio = np.zeros(0, np.float32)
         self.audio_start = 0.0  # stream seconds of self.audio[0]
+        self.utterance_start = 0.0  # where the last utterance ended (stream seconds)
         self.confirmed_count = 0
         self.utterance = _Utterance(0, [])
         self.final_words: list[Word] = []  # the final text so far, for the prompt (used on the worker thread only)
@@ -138,37 +153,47 @@ class Finalizer:
     def _decode_from(self, first: WordEvent) -> float:
         """Where an utterance's audio starts: where the last one ended (a pause, or a gap between two words), unless
         that is long before its first word (silence, or speech no word was confirmed for)."""
-        return max(self.audio_start, first.start - LEAD_S)
+        return max(self.utterance_start, self.audio_start, first.start - LEAD_S)
 
     def _end_at(self, end: float, count: int) -> None:
         """Finalize the utterance's first count words, over its audio up to end (stream seconds); the audio after
         end is the next utterance's."""
         words, first = self.utterance.words[:count], self.utterance.first
         start = self._decode_from(words[0])
-        audio = self.audio[self._sample(start) : self._sample(end)]
+        heard_from = min(start, max(self.audio_start, start - self.context_s, end - WINDOW_S))
+        audio = self.audio[self._sample(heard_from) : self._sample(end)]
         paused = self.clock()
         self.utterance = _Utterance(first + count, self.utterance.words[count:])
-        self.audio, self.audio_start = self.audio[self._sample(end) :], end
+        self.utterance_start = end
+        kept_from = self._sample(end - self.context_s)
+        self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
-        self._jobs.append(self.submit(lambda: self._final(audio, start, end, first, words, paused)))
+        span = _Span(heard_from, start, end)
+        self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))
 
     def _sample(self, time: float) -> int:
         """The index in self.audio of a stream time."""
         return max(0, int(round((time - self.audio_start) * SAMPLE_RATE)))
 
     def _final(
-        self, audio: np.ndarray, start: float, end: float, first: int, confirmed: list[WordEvent], paused: float
+        self, audio: np.ndarray, span: _Span, first: int, confirmed: list[WordEvent], paused: float
     ) -> FinalEvent:
-        """On the worker thread: the utterance decoded again, or its confirmed words where that failed."""
+        """On the worker thread: the utterance decoded again (with the audio before it, whose words are the last
+        utterance's, and the final text before that as the prompt), or its confirmed words where that failed."""
+        start, end = span.start, span.end
+        before = [w for w in self.final_words if w.end <= span.heard_from + MARGIN_S]
         try:
-            said = self.transcriber.transcribe(audio, prompt_text(self.final_words)).words
+            said = self.transcriber.transcribe(audio, prompt_text(before)).words
         except Exception:  # the confirmed words stand; the stream goes on
             log.exception("final pass failed over %.2f-%.2f s; the confirmed words stand", start, end)
             said = []
+        shifted = [
+            Word(w.text.strip(), span.heard_from + w.start, span.heard_from + w.end, w.probability) for w in said
+        ]
         decoded = [
-            Word(w.text.strip(), min(start + w.start, end), min(start + w.end, end), w.probability)
-            for w in said
-            if w.text.strip() and start + w.start < end
+            Word(w.text, max(w.start, start), min(w.end, end), w.probability)
+            for w in shifted
+            if w.text and start <= (w.start + w.end) / 2 < end
         ]
         kept = [Word(w.text, w.start, w.end, w.probability) for w in confirmed]
         words = decoded if accepted(decoded, confirmed) else kept
