@@ -131,7 +131,7 @@ class TranscriptView(QWidget):
             return
         bar = self.list.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
-        self._words.extend(Word(w.text, w.start, w.end, w.probability) for w in words)
+        self._words.extend(words)
         row = max(0, len(self.lines) - 1)
         offset = self.lines[row].first if self.lines else 0
         tail = [Cue(c.words, c.first + offset, c.stop + offset) for c in group_cues(self._words[offset:], LINE_LIMITS)]

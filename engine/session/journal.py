@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 
 from engine.errors import DiskFullError, WhisperFlowError
 from engine.runtime import paths
@@ -43,19 +42,6 @@ class SessionExistsError(WhisperFlowError):
     """A journal folder with that session id is already there."""
 
 
-class TimedWord(Protocol):
-    """Anything with a word's fields: engine.session.words.Word, engine.session.events.WordEvent."""
-
-    @property
-    def text(self) -> str: ...
-    @property
-    def start(self) -> float: ...
-    @property
-    def end(self) -> float: ...
-    @property
-    def probability(self) -> float: ...
-
-
 def sessions_dir() -> Path:
     """Where journals live by default: the user data dir's ``sessions`` folder."""
     path = paths.data_dir() / "sessions"
@@ -73,7 +59,7 @@ def _session_path(data_dir: str | os.PathLike | None, session_id: str) -> Path:
     return _root(data_dir) / session_id
 
 
-def _word_line(word: TimedWord) -> str:
+def _word_line(word: Word) -> str:
     record = {
         "text": word.text,
         "start": round(float(word.start), 3),
@@ -148,7 +134,7 @@ class SessionJournal:
         self._fd = fd
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
-        self._pending: list[TimedWord] = []
+        self._pending: list[Word] = []
         self._word_count = 0
         self._duration_s = 0.0
         self._preview = ""
@@ -219,7 +205,7 @@ class SessionJournal:
     def closed(self) -> bool:
         return self._closed
 
-    def append(self, words: Iterable[TimedWord]) -> None:
+    def append(self, words: Iterable[Word]) -> None:
         """Write words (and any still pending) to disk and fsync; when this returns they survive a crash.
 
         On a full disk raises DiskFullError and keeps every unwritten word in memory for the next call.
@@ -251,7 +237,7 @@ class SessionJournal:
         self._note_saved(self._pending)
         self._pending.clear()
 
-    def _note_saved(self, words: Sequence[TimedWord]) -> None:
+    def _note_saved(self, words: Sequence[Word]) -> None:
         self._word_count += len(words)
         self._duration_s = max([self._duration_s, *(float(w.end) for w in words)])
         if len(self._preview) < PREVIEW_CHARS:

@@ -50,7 +50,7 @@ def _inside(pairs: list[Pair]) -> int:
 def plausible(w: Word, previous_end: float) -> bool:
     """Whether a word that follows previous_end may be confirmed without agreement."""
     return (
-        w.end - w.start <= MAX_FORCED_WORD_S
+        w.duration <= MAX_FORCED_WORD_S
         and w.probability >= MIN_FORCED_PROBABILITY
         and w.start - previous_end <= MAX_FORCED_GAP_S
     )
@@ -73,7 +73,7 @@ class HypothesisBuffer:
         the word's start instead (with 0.1 s of slack), which loses a word whenever the confirmed word before it was
         timed to end inside it (word ends near a round's audio end run late: "15th" confirmed as ending at
         31.20 s, "century" then heard at 31.04-31.40 s; docs/bench/agreement-midpoint)."""
-        shifted = [Word(w.text, w.start + offset, w.end + offset, w.probability) for w in words]
+        shifted = [w.shifted(offset) for w in words]
         self.new = self._after_resaid(shifted)
         if self.new and abs(self.new[0].start - self.last_committed_time) < 1 and self.committed_in_buffer:
             # drop an n-gram (n ≤ 5) the round repeats from the end of what is already confirmed

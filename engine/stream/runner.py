@@ -18,7 +18,7 @@ import numpy as np
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
-from engine.session.events import DoneEvent, RoundEvent, StreamUpdate, WordEvent
+from engine.session.events import DoneEvent, RoundEvent, StreamUpdate
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
 from engine.stream.shown import ShownTracker
@@ -62,7 +62,7 @@ def run_stream(
         now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
         tentative = processor.tentative()
         shown = tracker.update(words, tentative, now)
-        events = [WordEvent(w.text, w.start, w.end, now, w.probability, at) for w, at in zip(words, shown)]
+        events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
         dropped, processor.dropped = processor.dropped, []
         if on_update:
             event = RoundEvent(span[0], span[1], now) if span else None
