@@ -22,7 +22,7 @@ def cmd_transcribe(args) -> int:
     from engine.audio.files import SAMPLE_RATE, load_audio
     from engine.decoder.options import DecodeOptions
     from engine.model.whisper_model import load_model
-    from engine.session.events import WordEvent, word_record
+    from engine.session.events import word_record
     from engine.stream.offline import transcribe_audio
     from engine.stream.round import Transcriber
     from engine.stream.settings import check_setting
@@ -43,7 +43,7 @@ def cmd_transcribe(args) -> int:
         if writer:
             audio_s = len(audio) / SAMPLE_RATE
             for w in words:
-                writer.write(word_record(WordEvent(w.text, w.start, w.end, audio_s, w.probability)))
+                writer.write(word_record(w.confirmed(audio_s)))
             writer.write({"type": "done", "audio_s": round(audio_s, 3)})
     if args.jsonl != "-":
         print(" ".join(w.text for w in words))

@@ -1,4 +1,5 @@
-"""What decoding shares: options, results, the prompt layout, the logit rules and the no-speech probability.
+"""What decoding shares: options, results (tokens, segments), the prompt layout, the logit rules and the no-speech
+probability.
 
 The decoder itself is engine.decoder.beam_search (beam 1 is greedy decoding).
 """
@@ -11,6 +12,7 @@ import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
 from engine.decoder.token_rules import TokenRules, log_softmax
+from engine.session.words import Word
 
 TIME_PRECISION = 0.02  # seconds per timestamp token
 
@@ -55,6 +57,18 @@ class DecodeResult:
     @property
     def avg_logprob(self) -> float:
         return self.sum_logprob / (len(self.tokens) + 1)
+
+
+@dataclass
+class Segment:
+    """Decoded text between timestamp tokens, in seconds from the buffer's start: its text tokens, and its words
+    once timed (engine.decoder.word_timing)."""
+
+    start: float
+    end: float
+    text: str
+    tokens: list[int]
+    words: list[Word] = field(default_factory=list)
 
 
 def initial_tokens(tokenizer: Tokenizer, prompt: list[int], n_text_ctx: int, with_timestamps: bool) -> list[int]:

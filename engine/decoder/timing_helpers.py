@@ -11,14 +11,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.session.words import Word
+
 
 @dataclass
 class WordTiming:
+    """Word timing's working record of one tokenizer word: its tokens, which merging punctuation and joining pieces
+    move between records (emptying some), and its times in the buffer. What leaves word timing is a Word."""
+
     word: str
     tokens: list[int]
     start: float
     end: float
     probability: float
+
+    def to_word(self) -> Word:
+        """The Word it times, to 10 ms (as openai-whisper rounds)."""
+        return Word(self.word, round(float(self.start), 2), round(float(self.end), 2), float(self.probability))
 
 
 def median_filter(x: np.ndarray, filter_width: int) -> np.ndarray:

@@ -7,14 +7,16 @@ numpy over anti-diagonals instead of a numba kernel that compiles for seconds on
 
 from __future__ import annotations
 
-import itertools
+from dataclasses import replace
 
 import mlx.core as mx
 import numpy as np
 from mlx_whisper.audio import TOKENS_PER_SECOND
 from mlx_whisper.tokenizer import Tokenizer
 
+from engine.decoder.options import Segment
 from engine.decoder.timing_helpers import WordTiming, join_word_pieces, median_filter, merge_punctuations
+from engine.session.words import Word
 
 PREPEND_PUNCTUATIONS = "\"'“¿([{-"
 APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
@@ -128,20 +130,9 @@ def words_from_attention(
     return [WordTiming(*fields) for fields in zip(words, word_tokens, starts, ends, probabilities)]
 
 
-def add_word_timestamps(
-    segments: list[dict],
-    model,
-    tokenizer: Tokenizer,
-    features: mx.array,
-    num_frames: int,
-    alignment: list[WordTiming] | None = None,
-) -> None:
-    """Fill each segment dict's "words" (and refine its start/end), as openai-whisper's transcribe does;
-    from `alignment` when the decoding gave one, else by a second decoder pass."""
-    per_segment = [[t for t in s["tokens"] if t < tokenizer.eot] for s in segments]
-    if alignment is None:
-        text_tokens = list(itertools.chain.from_iterable(per_segment))
-        alignment = find_alignment(model, tokenizer, text_tokens, features, num_frames)
+def fill_segment_words(segments: list[Segment], alignment: list[WordTiming], language: str | None) -> None:
+    """Fill each segment's words from the alignment of all their tokens (and refine its start/end), as
+    openai-whisper's transcribe does; times rounded to 10 ms."""
     durations = np.array([t.end - t.start for t in alignment])
     durations = durations[durations.nonzero()]
     median = min(0.7, float(np.median(durations))) if len(durations) else 0.0
@@ -154,45 +145,39 @@ def add_word_timestamps(
                 elif alignment[i - 1].word in ".。!！?？":
                     alignment[i].start = alignment[i].end - longest
     merge_punctuations(alignment, PREPEND_PUNCTUATIONS, APPEND_PUNCTUATIONS)
-    join_word_pieces(alignment, tokenizer.language)  # "self" + "-substantial" -> "self-substantial"
+    join_word_pieces(alignment, language)  # "self" + "-substantial" -> "self-substantial"
     index, last_speech = 0, 0.0
-    for segment, tokens in zip(segments, per_segment):
+    for segment in segments:
         saved, words = 0, []
-        while index < len(alignment) and saved < len(tokens):
+        while index < len(alignment) and saved < len(segment.tokens):
             timing = alignment[index]
             if timing.word:
-                words.append(
-                    dict(
-                        word=timing.word,
-                        start=round(float(timing.start), 2),
-                        end=round(float(timing.end), 2),
-                        probability=float(timing.probability),
-                    )
-                )
+                words.append(timing.to_word())
             saved += len(timing.tokens)
             index += 1
         if words:
             _trim_long_words(words, segment, median, longest, last_speech)
-            last_speech = segment["end"]
-        segment["words"] = words
+            last_speech = segment.end
+        segment.words = words
 
 
-def _trim_long_words(words: list[dict], segment: dict, median: float, longest: float, last_speech: float) -> None:
-    """openai-whisper's heuristics for overlong first/last words at pauses and segment edges."""
+def _trim_long_words(words: list[Word], segment: Segment, median: float, longest: float, last_speech: float) -> None:
+    """openai-whisper's heuristics for overlong first/last words at pauses and segment edges (in place)."""
     first = words[0]
-    if first["end"] - last_speech > median * 4 and (
-        first["end"] - first["start"] > longest or (len(words) > 1 and words[1]["end"] - first["start"] > longest * 2)
+    if first.end - last_speech > median * 4 and (
+        first.duration > longest or (len(words) > 1 and words[1].end - first.start > longest * 2)
     ):
-        if len(words) > 1 and words[1]["end"] - words[1]["start"] > longest:
-            boundary = max(words[1]["end"] / 2, words[1]["end"] - longest)
-            first["end"] = words[1]["start"] = boundary
-        first["start"] = max(0, first["end"] - longest)
-    if segment["start"] < first["end"] and segment["start"] - 0.5 > first["start"]:
-        first["start"] = max(0, min(first["end"] - median, segment["start"]))
+        if len(words) > 1 and words[1].duration > longest:
+            boundary = max(words[1].end / 2, words[1].end - longest)
+            first, words[1] = replace(first, end=boundary), replace(words[1], start=boundary)
+        first = replace(first, start=max(0.0, first.end - longest))
+    if segment.start < first.end and segment.start - 0.5 > first.start:
+        first = replace(first, start=max(0.0, min(first.end - median, segment.start)))
     else:
-        segment["start"] = first["start"]
+        segment.start = first.start
+    words[0] = first
     last = words[-1]
-    if segment["end"] > last["start"] and segment["end"] + 0.5 < last["end"]:
-        last["end"] = max(last["start"] + median, segment["end"])
+    if segment.end > last.start and segment.end + 0.5 < last.end:
+        words[-1] = replace(last, end=max(last.start + median, segment.end))
     else:
-        segment["end"] = last["end"]
+        segment.end = last.end

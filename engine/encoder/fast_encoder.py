@@ -40,8 +40,8 @@ def _numpy_view(a: mx.array) -> np.ndarray:
     return view
 
 
-def gelu_in_place(h: mx.array) -> mx.array:
-    """GELU computed in place (engine.model.gelu); returns ``h``."""
+def gelu_mlx_in_place(h: mx.array) -> mx.array:
+    """GELU of an MLX array, computed in place by numpy through a view (engine.model.gelu); returns ``h``."""
     gelu.gelu_in_place(_numpy_view(h))
     return h
 
@@ -79,13 +79,13 @@ def fast_block(block, x: mx.array) -> mx.array:
     attn = block.attn
     y = block.attn_ln(x)
     x = x + attn.out(self_attention(attn.query(y), attn.key(y), attn.value(y), attn.n_head))
-    return x + block.mlp2(gelu_in_place(block.mlp1(block.mlp_ln(x))))
+    return x + block.mlp2(gelu_mlx_in_place(block.mlp1(block.mlp_ln(x))))
 
 
 def fast_stem(encoder: VarLenAudioEncoder, mel: mx.array) -> mx.array:
     """The two convolutions with GELU, plus the positional embedding: the first block's input."""
-    x = gelu_in_place(encoder.conv1(mel))
-    x = gelu_in_place(encoder.conv2(x))
+    x = gelu_mlx_in_place(encoder.conv1(mel))
+    x = gelu_mlx_in_place(encoder.conv2(x))
     n_ctx = x.shape[1]
     if n_ctx > encoder._positional_embedding.shape[0]:
         raise ValueError(f"audio longer than 30 s ({n_ctx} > {encoder._positional_embedding.shape[0]} frames)")

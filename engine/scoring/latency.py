@@ -9,8 +9,7 @@ import numpy as np
 
 from engine.scoring.align import align
 from engine.scoring.wer import normalize_words
-from engine.session.events import WordEvent
-from engine.session.words import Word
+from engine.session.words import Word, WordEvent
 
 
 @dataclass(frozen=True)

@@ -4,21 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from engine.session.words import Word
-
-
-@dataclass(frozen=True)
-class WordEvent:
-    """A confirmed word; ``emitted`` is the stream-clock time at which it was confirmed, ``shown`` the time it
-    first appeared in the tentative tail (engine.stream.shown; equal to emitted when it never was tentative)."""
-
-    text: str
-    start: float
-    end: float
-    emitted: float
-    probability: float = 1.0
-    shown: float | None = None
-    type: str = "word"
+from engine.session.words import Word, WordEvent
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 
 from engine.errors import DiskFullError, WhisperFlowError
 from engine.runtime import paths
@@ -46,19 +45,6 @@ class SessionExistsError(WhisperFlowError):
     """A journal folder with that session id is already there."""
 
 
-class TimedWord(Protocol):
-    """Anything with a word's fields: engine.session.words.Word, engine.session.events.WordEvent."""
-
-    @property
-    def text(self) -> str: ...
-    @property
-    def start(self) -> float: ...
-    @property
-    def end(self) -> float: ...
-    @property
-    def probability(self) -> float: ...
-
-
 def sessions_dir() -> Path:
     """Where journals live by default: the user data dir's ``sessions`` folder."""
     path = paths.data_dir() / "sessions"
@@ -76,7 +62,7 @@ def _session_path(data_dir: str | os.PathLike | None, session_id: str) -> Path:
     return _root(data_dir) / session_id
 
 
-def _word_record(word: TimedWord) -> dict:
+def _word_record(word: Word) -> dict:
     return {
         "text": word.text,
         "start": round(float(word.start), 3),
@@ -85,7 +71,7 @@ def _word_record(word: TimedWord) -> dict:
     }
 
 
-def _word_line(word: TimedWord) -> str:
+def _word_line(word: Word) -> str:
     return json.dumps(_word_record(word), ensure_ascii=False) + "\n"
 
 
@@ -99,7 +85,7 @@ def _final_line(final: FinalEvent) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def _line(record: TimedWord | FinalEvent) -> str:
+def _line(record: Word | FinalEvent) -> str:
     return _final_line(record) if isinstance(record, FinalEvent) else _word_line(record)
 
 
@@ -182,7 +168,7 @@ class SessionJournal:
         self._fd = fd
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
-        self._pending: list[TimedWord | FinalEvent] = []
+        self._pending: list[Word | FinalEvent] = []
         self._word_count = 0
         self._duration_s = 0.0
         self._preview = ""
@@ -253,7 +239,7 @@ class SessionJournal:
     def closed(self) -> bool:
         return self._closed
 
-    def append(self, words: Iterable[TimedWord], finals: Iterable[FinalEvent] = ()) -> None:
+    def append(self, words: Iterable[Word], finals: Iterable[FinalEvent] = ()) -> None:
         """Write words, then utterances' final texts (engine.stream.finalize), and any still pending, to disk and
         fsync; when this returns they survive a crash. A final text is a line after the confirmed words it
         replaces, so a crash between the two keeps them.
@@ -288,7 +274,7 @@ class SessionJournal:
         self._note_saved([r for r in self._pending if not isinstance(r, FinalEvent)])
         self._pending.clear()
 
-    def _note_saved(self, words: Sequence[TimedWord]) -> None:
+    def _note_saved(self, words: Sequence[Word]) -> None:
         self._word_count += len(words)
         self._duration_s = max([self._duration_s, *(float(w.end) for w in words)])
         if len(self._preview) < PREVIEW_CHARS:

@@ -59,8 +59,8 @@ def plausible(w: Word, previous_end: float) -> bool:
 
 def implausible(w: Word, previous_end: float) -> str:
     """Why a word that follows previous_end may not be confirmed without agreement ("" if it may)."""
-    if w.end - w.start > MAX_FORCED_WORD_S:
-        return f"stretched {w.end - w.start:.1f} s"
+    if w.duration > MAX_FORCED_WORD_S:
+        return f"stretched {w.duration:.1f} s"
     if w.probability < MIN_FORCED_PROBABILITY:
         return f"probability {w.probability:.2f}"
     if w.start - previous_end > MAX_FORCED_GAP_S:
@@ -85,7 +85,7 @@ class HypothesisBuffer:
         the word's start instead (with 0.1 s of slack), which loses a word whenever the confirmed word before it was
         timed to end inside it (word ends near a round's audio end run late: "15th" confirmed as ending at
         31.20 s, "century" then heard at 31.04-31.40 s; docs/bench/agreement-midpoint)."""
-        shifted = [Word(w.text, w.start + offset, w.end + offset, w.probability) for w in words]
+        shifted = [w.shifted(offset) for w in words]
         self.new = self._after_resaid(shifted)
         if log.isEnabledFor(logging.DEBUG) and len(self.new) < len(shifted):
             kept = {id(w) for w in self.new}

@@ -35,7 +35,7 @@ def without_squeezed(words: list[Word], run: int = 3) -> list[Word]:
     """The words of a round without runs of `run` or more words each shorter than MIN_ALIGNED_S: words squeezed
     into one instant are not in the audio (a round repeating its prompt puts them there)."""
     kept: list[Word] = []
-    for short, group in groupby(words, key=lambda w: w.end - w.start < MIN_ALIGNED_S):
+    for short, group in groupby(words, key=lambda w: w.duration < MIN_ALIGNED_S):
         group = list(group)
         if not (short and len(group) >= run):
             kept += group
@@ -54,7 +54,7 @@ def aligned_prefix(
         n < len(words)
         and words[n].end <= limit
         and words[n].probability >= min_probability
-        and words[n].end - words[n].start >= min_duration
+        and words[n].duration >= min_duration
     ):
         n += 1
     return n

@@ -17,7 +17,8 @@ from mlx_whisper.decoding import compression_ratio
 
 from engine.audio.files import SAMPLE_RATE
 from engine.decoder.options import TIME_PRECISION, DecodeResult
-from engine.stream.round import COMPRESSION_RATIO, LOGPROB_FLOOR, NO_SPEECH_PROB, Encoded, Transcriber, Word
+from engine.session.words import Word
+from engine.stream.round import COMPRESSION_RATIO, LOGPROB_FLOOR, NO_SPEECH_PROB, Encoded, Transcriber
 
 WINDOW = 30 * SAMPLE_RATE
 TEMPERATURES = (0.2, 0.4, 0.6, 0.8, 1.0)  # after the transcriber's own decoding at temperature 0
@@ -98,9 +99,7 @@ def transcribe_audio(
             advance = int(round(kept[-1].end * SAMPLE_RATE))  # as openai-whisper with word timestamps
         if advance <= 0:
             advance = len(window)
-        for w in kept:
-            start, end = min(w.start + offset, duration), min(w.end + offset, duration)
-            words.append(Word(w.text.strip(), start, max(start, end), w.probability))
+        words += [w.stripped().shifted(offset).clamped(0.0, duration) for w in kept]  # on the file's clock
         seek += advance
         if temperature > 0.5:  # a window that needed a hot retry does not prompt the next one
             prompt_from = len(words)

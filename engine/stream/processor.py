@@ -17,7 +17,7 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.vad import SpeechDetector
 from engine.decoder.options import DecodeOptions
 from engine.runtime.logs import WordList
-from engine.session.events import DroppedEvent, WordEvent
+from engine.session.events import DroppedEvent
 from engine.session.transcript import sentence_start
 from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer, spelling
@@ -44,7 +44,7 @@ TRIM_AT = ("segment", "word")  # where a long buffer is cut: the end of a comple
 log = logging.getLogger(__name__)
 
 
-def prompt_before(confirmed: Sequence[Word | WordEvent], start: float, chars: int = PROMPT_CHARS) -> str:
+def prompt_before(confirmed: Sequence[Word], start: float, chars: int = PROMPT_CHARS) -> str:
     """The last whole confirmed words that end by start (stream seconds), at most chars characters: a round's
     prompt when its audio begins at start."""
     k = len(confirmed)
@@ -294,7 +294,7 @@ class OnlineProcessor:
         """Feed a round over the buffer that started at offset into LocalAgreement; trim; return confirmed."""
         self.last_tokens = result.tokens
         self.stats.add(result, self.transcriber.decode_options.beam_size)
-        words = [Word(w.text.strip(), w.start, w.end, w.probability) for w in result.words if w.text.strip()]
+        words = [w.stripped() for w in result.words if w.text.strip()]
         said = without_squeezed(words)
         if said and not self.committed:  # the stream's first word begins its transcript (tiny.en, given under a
             # second of speech, often writes it in lower case: "printing in the only sense")

@@ -7,7 +7,7 @@ import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from copy import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import mlx.core as mx
 import numpy as np
@@ -16,8 +16,8 @@ from mlx_whisper.decoding import compression_ratio
 
 from engine.audio.files import SAMPLE_RATE
 from engine.decoder.beam_search import decode_beam, iter_decode_beam, run_steps
-from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult
-from engine.decoder.word_timing import add_word_timestamps, decoded_alignment
+from engine.decoder.options import TIME_PRECISION, DecodeOptions, DecodeResult, Segment
+from engine.decoder.word_timing import decoded_alignment, fill_segment_words, find_alignment
 from engine.encoder.fast_encoder import fast_encode
 from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, max_audio_samples
 from engine.model.whisper_model import LoadedModel
@@ -39,15 +39,6 @@ log = logging.getLogger(__name__)
 def is_word(text: str) -> bool:
     """A word has a letter or digit; a lone "." or "-" from noise is not one."""
     return any(c.isalnum() for c in text)
-
-
-@dataclass
-class Segment:
-    start: float
-    end: float
-    text: str
-    tokens: list[int]
-    words: list[Word] = field(default_factory=list)
 
 
 @dataclass
@@ -251,7 +242,7 @@ class Transcriber:
             return False
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
         used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
-        ran_away = used_budget or compression_ratio(text) > 2.4
+        ran_away = used_budget or compression_ratio(text) > COMPRESSION_RATIO
         if ran_away and log.isEnabledFor(logging.DEBUG):
             log.debug(
                 "padded retry: a %.2f s round ran away (%d tokens%s, compression %.2f): %r",
@@ -339,19 +330,15 @@ class Transcriber:
     ) -> None:
         """Fill each segment's words by DTW over cross-attention: the decoding's own when the result
         carries it, else a second decoder pass over the encoded features."""
-        dicts = [dict(start=s.start, end=s.end, tokens=s.tokens) for s in segments]
         frames = n_samples // HOP_LENGTH
-        alignment = None
         if result is not None and result.attention is not None:
             alignment = decoded_alignment(self.tokenizer, result.tokens, result.token_probs, result.attention, frames)
-        add_word_timestamps(dicts, self.model, self.tokenizer, features, frames, alignment)
-        for seg, d in zip(segments, dicts):
-            seg.start, seg.end = d["start"], d["end"]
-            seg.words = [
-                Word(w["word"], float(w["start"]), float(w["end"]), float(w["probability"]))
-                for w in d["words"]
-                if is_word(w["word"])
-            ]
+        else:
+            text_tokens = [t for s in segments for t in s.tokens]
+            alignment = find_alignment(self.model, self.tokenizer, text_tokens, features, frames)
+        fill_segment_words(segments, alignment, self.tokenizer.language)
+        for seg in segments:
+            seg.words = [w for w in seg.words if is_word(w.text)]
 
 
 def clamp_to(segments: list[Segment], duration: float) -> None:
@@ -362,7 +349,7 @@ def clamp_to(segments: list[Segment], duration: float) -> None:
 
     for seg in segments:
         seg.start, seg.end = clamp(seg.start), clamp(max(seg.end, seg.start))
-        seg.words = [Word(w.text, clamp(w.start), clamp(max(w.end, w.start)), w.probability) for w in seg.words]
+        seg.words = [w.clamped(0.0, duration) for w in seg.words]
 
 
 class Round:

@@ -20,7 +20,8 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.runtime.executor import Executor
-from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate, WordEvent
+from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate
+from engine.session.words import WordEvent
 from engine.stream.finalize import Finalizer
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
@@ -65,9 +66,9 @@ def run_stream(
         now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
         tentative = processor.tentative()
         shown = tracker.update(words, tentative, now)
-        events = [WordEvent(w.text, w.start, w.end, now, w.probability, at) for w, at in zip(words, shown)]
+        events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
         dropped, processor.dropped = processor.dropped, []
-        finals = _finals(finalizer, events, paused, span is None, now)
+        finals = _finals(finalizer, events, paused, span is None, clock)
         if on_update:
             event = RoundEvent(span[0], span[1], now) if span else None
             on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped, finals))
@@ -146,10 +147,10 @@ def run_stream(
 
 
 def _finals(
-    finalizer: Finalizer | None, confirmed: list[WordEvent], paused: bool, ended: bool, now: float
+    finalizer: Finalizer | None, confirmed: list[WordEvent], paused: bool, ended: bool, clock: Callable[[], float]
 ) -> list[FinalEvent]:
-    """The utterances finalized since the last update, reported at now: after a pause, a length limit or the end
-    of the stream (which waits for them)."""
+    """The utterances finalized since the last update, stamped with the clock once they are: after a pause, a
+    length limit or the end of the stream (which waits for them)."""
     if finalizer is None:
         return []
     finalizer.add_confirmed(confirmed)
@@ -158,6 +159,7 @@ def _finals(
     else:
         finalizer.pause() if paused else finalizer.check_length()
         done = finalizer.ready()
+    now = round(clock(), 5)
     return [replace(f, clock=now) for f in done]
 
 

@@ -145,7 +145,7 @@ def test_terminal_captions_show_a_period_the_next_word_contradicts_as_a_comma():
 
     def update(*texts, tentative=()):
         return StreamUpdate(
-            confirmed=[WordEvent(t, 0.0, 0.1, 0.2) for t in texts],
+            confirmed=[WordEvent(t, 0.0, 0.1, emitted=0.2) for t in texts],
             tentative=[Word(t, 0.1, 0.2) for t in tentative],
             clock=0.2,
             round_s=0.1,

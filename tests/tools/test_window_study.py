@@ -11,7 +11,7 @@ from tools.window_study import flow_transcriber, main, window_start
 
 
 def test_a_window_starts_at_the_end_of_the_last_word_that_far_before_the_span():
-    words = [WordEvent("a", 0.0, 1.0, 1.0), WordEvent("b", 1.0, 2.0, 2.0), WordEvent("c", 2.0, 3.0, 3.0)]
+    words = [WordEvent(t, start, start + 1.0, emitted=start + 1.0) for start, t in enumerate("abc")]
     assert window_start(words, 3.5, 1.0) == 2.0
     assert window_start(words, 3.5, 0.5) == 3.0
     assert window_start(words, 3.5, 10.0) == 0.0  # no word ends that early: the audio's start

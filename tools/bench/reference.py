@@ -12,7 +12,7 @@ from pathlib import Path
 from engine.errors import WhisperFlowError
 from engine.model.store import file_sha256
 from engine.runtime.paths import cache_dir
-from engine.stream.round import Word
+from engine.session.words import Word
 from tools.bench.textgrid import read_textgrid_words
 
 OFFLINE_METHOD = "offline-v1: whole file, 30 s windows with seeking, greedy, padded to 30 s"

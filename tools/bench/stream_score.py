@@ -21,9 +21,9 @@ def word_events(records: list[dict]) -> list[WordEvent]:
                     str(r["text"]),
                     float(r.get("start", 0.0)),
                     float(r.get("end", 0.0)),
-                    float(r["emitted"]),
                     float(r.get("probability", 1.0)),
-                    float(r["shown"]) if "shown" in r else None,
+                    emitted=float(r["emitted"]),
+                    shown=float(r["shown"]) if "shown" in r else None,
                 )
             )
     return events

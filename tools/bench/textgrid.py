@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from engine.errors import WhisperFlowError
-from engine.stream.round import Word
+from engine.session.words import Word
 
 _TOKEN = re.compile(r'"((?:[^"]|"")*)"|(<exists>|<absent>)|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)')
 _INDEX = re.compile(r"\[\d*\]")

@@ -10,12 +10,12 @@ from PySide6.QtWidgets import QApplication, QMenu
 from app.settings import AppSettings, load_settings, save_settings
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
-from engine.session.events import FinalEvent, StreamUpdate, WordEvent
-from engine.stream.round import Word
+from engine.session.events import FinalEvent, StreamUpdate
+from engine.session.words import Word
 
 
 def update(confirmed=(), tentative=(), level=0.0, emitted=2.0) -> StreamUpdate:
-    events = [WordEvent(t, i * 0.4, i * 0.4 + 0.3, emitted) for i, t in enumerate(confirmed)]
+    events = [Word(t, i * 0.4, i * 0.4 + 0.3).confirmed(emitted) for i, t in enumerate(confirmed)]
     return StreamUpdate(events, [Word(t, 0.0, 0.1) for t in tentative], emitted, 0.2, 3.0, level)
 
 
@@ -177,13 +177,12 @@ def test_words_the_model_was_unsure_of_are_underlined_dotted(qtbot, window):
     window.resize(700, window.height())
     window.show()
     qtbot.waitExposed(window)
-    sure = StreamUpdate(
-        [WordEvent("printing", 0.0, 0.4, 2.0, 0.95), WordEvent("books", 0.4, 0.8, 2.0, 0.9)], [], 2.0, 0.2, 3.0, 0.0
-    )
+    said = [Word("printing", 0.0, 0.4, 0.95), Word("books", 0.4, 0.8, 0.9)]
+    sure = StreamUpdate([w.confirmed(2.0) for w in said], [], 2.0, 0.2, 3.0, 0.0)
     window.show_update(sure)
     window.show_update(
         StreamUpdate(
-            [WordEvent("xylographic", 0.8, 1.4, 2.5, 0.21)], [Word("types", 1.4, 1.8, 0.3)], 2.5, 0.2, 3.0, 0.0
+            [Word("xylographic", 0.8, 1.4, 0.21).confirmed(2.5)], [Word("types", 1.4, 1.8, 0.3)], 2.5, 0.2, 3.0, 0.0
         )
     )
     marked = [(w.text, w.unsure) for line in window.visible_lines() for w in line]

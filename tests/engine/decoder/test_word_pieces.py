@@ -9,7 +9,6 @@ import pytest
 from engine.decoder.timing_helpers import WordTiming, join_word_pieces, median_filter, merge_punctuations
 from engine.decoder.word_timing import APPEND_PUNCTUATIONS, PREPEND_PUNCTUATIONS, dtw
 from engine.session.transcript import join_words
-from engine.session.words import Word
 
 
 def _timed_words(tokenizer, text: str) -> list[WordTiming]:
@@ -33,7 +32,7 @@ def _timed_words(tokenizer, text: str) -> list[WordTiming]:
 def test_pieces_without_a_space_join_the_previous_word(tiny_model, text, expected):
     timed = _timed_words(tiny_model.tokenizer(), text)
     assert [t.word.strip() for t in timed] == expected
-    words = [Word(t.word.strip(), t.start, t.end, t.probability) for t in timed]
+    words = [t.to_word().stripped() for t in timed]
     assert join_words(words) == text.strip()  # captions, transcript and exports read as the tokenizer spells it
     hyphenated = next(t for t in timed if "-" in t.word) if "-" in text else None
     if hyphenated is not None:

@@ -8,9 +8,10 @@ from fake_transcriber import FakeTranscriber
 
 from engine.audio.files import SAMPLE_RATE
 from engine.session.transcript import sentence_start
+from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer
 from engine.stream.processor import KEPT_WORDS, OnlineProcessor
-from engine.stream.round import RoundResult, Segment, Word
+from engine.stream.round import RoundResult, Segment
 
 
 def words(*spec):

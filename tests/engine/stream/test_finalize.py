@@ -9,7 +9,7 @@ from fake_transcriber import FakeTranscriber
 
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import FileSource
-from engine.session.events import WordEvent, final_record, word_record
+from engine.session.events import final_record, word_record
 from engine.session.exporters import to_txt
 from engine.session.journal import SessionJournal, load_session
 from engine.session.words import Word
@@ -62,11 +62,11 @@ def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_re
     for second in range(80):
         finalizer.add_audio(ramp(second, 1.0))
         due = [w for w in script[confirmed:] if w.end <= second + 1 - 1.0]
-        finalizer.add_confirmed([WordEvent(w.text, w.start, w.end, second + 1.0) for w in due])
+        finalizer.add_confirmed([w.confirmed(second + 1.0) for w in due])
         confirmed += len(due)
         finalizer.check_length()
         finals += finalizer.ready()
-    finalizer.add_confirmed([WordEvent(w.text, w.start, w.end, 80.0) for w in script[confirmed:]])
+    finalizer.add_confirmed([w.confirmed(80.0) for w in script[confirmed:]])
     finals += finalizer.finish()
     assert len(finals) >= 80 / MAX_UTTERANCE_S
     assert [f.first for f in finals] == [sum(f.count for f in finals[:k]) for k in range(len(finals))]

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.errors import WhisperFlowError
-from engine.stream.round import Word
+from engine.session.words import Word
 from tools.bench.configs import parse_config
 from tools.bench.cost import summarize_costs
 from tools.bench.manifest import find_default_manifest, load_manifest, select
