@@ -22,11 +22,14 @@ examples:
   whisperflow bench --configs baseline flow flow:min_chunk=0.5   compare three configurations
   whisperflow bench ... --out bench-results/x --resume           the same command again: finish an interrupted
                                                                  run, or only redraw the report of a finished one
+  whisperflow bench --configs baseline flow --draws 3            every row three times, with each row's WER
+                                                                 against offline and baseline paired by draw
   whisperflow bench --score-jsonl other.jsonl --audio clip.wav   score another system's stream output
 
 Each configuration runs twice per kind of audio, in its own process: at --pace (computation-aware
 latency, the headline) and at the unaware pace (the lower bound). Results are appended to
-OUT/results.jsonl as each file finishes; OUT/table.md, OUT/results.json and the PNG plots are
+OUT/results.jsonl as each file finishes; OUT/table.md (every column), OUT/accuracy.md (confirmed
+and final text against offline, per kind and pooled), OUT/results.json and the PNG plots are
 written at the end, also after Ctrl-C.
 """
 
@@ -78,6 +81,15 @@ def register(subparsers) -> None:
         metavar="MODEL",
         help="model whose offline transcript gives word end times where there is no forced alignment "
         "(default: the strongest installed model)",
+    )
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the whole plan N times, each draw every configuration on every file, interleaved; the report "
+        "pairs WER differences by draw, with a 95 %% t-interval from 3 draws (default: 1; the unaware lower bound "
+        "runs in the first draw only)",
     )
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: bench-results/DATE-TIME)")
     p.add_argument(
@@ -147,6 +159,8 @@ def _run(args, reference_model: str) -> int:
         raise WhisperFlowError("no corpus manifest: give --manifest PATH (or run inside a folder below shared/corpus)")
     if args.resume and args.out is None:
         raise WhisperFlowError("--resume needs --out DIR (the run to continue)")
+    if args.draws < 1:
+        raise WhisperFlowError("--draws takes a whole number from 1")
     available = load_manifest(manifest)
     present = {e.kind for e in available}
     kinds = args.kind or (None if args.files else [k for k in DEFAULT_KINDS if k in present] or None)
@@ -156,11 +170,14 @@ def _run(args, reference_model: str) -> int:
     if len(set(labels)) != len(labels):
         raise WhisperFlowError("the same configuration is listed twice")
     out = args.out or Path("bench-results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    plan = BenchPlan(entries, configs, args.pace, args.lower_bound, reference_model, manifest, args.peer_script)
+    plan = BenchPlan(
+        entries, configs, args.pace, args.lower_bound, reference_model, manifest, args.peer_script, args.draws
+    )
     log = ResultsLog(out / "results.jsonl", resume=args.resume)
     print(
         f"{len(entries)} files ({sum(e.duration_s for e in entries):.0f} s of audio), {len(configs)} configuration(s), "
-        f"pace {args.pace}; word end times from forced alignment or offline {reference_model}; results in {out}",
+        f"pace {args.pace}, {args.draws} draw(s); word end times from forced alignment or offline {reference_model}; "
+        f"results in {out}",
         file=sys.stderr,
     )
     interrupted, failure = False, None

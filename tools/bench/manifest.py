@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.errors import WhisperFlowError
 
 DEFAULT_MANIFEST = Path("shared") / "corpus" / "manifest.tsv"
+NOT_HEADLINE_KINDS = ("ivr", "odd")  # telephone prompts and deliberately odd speech: not pooled into a headline WER
 
 
 @dataclass(frozen=True)

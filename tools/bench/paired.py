@@ -28,10 +28,10 @@ class WerDifference:
 
 
 def wer_difference(rows: list[dict], reference: list[dict], seed: int = 0) -> WerDifference | None:
-    """rows and reference: one stream record per file (with "file" and "wer" counts). None with fewer than
-    MIN_FILES files in common."""
-    a = {r["file"]: WerCounts(**r["wer"]) for r in rows}
-    b = {r["file"]: WerCounts(**r["wer"]) for r in reference}
+    """rows and reference: one stream record per file and draw (with "file" and "wer" counts; several draws of a
+    file count as several files). None with fewer than MIN_FILES files in common."""
+    a = {(r["file"], r.get("draw", 1)): WerCounts(**r["wer"]) for r in rows}
+    b = {(r["file"], r.get("draw", 1)): WerCounts(**r["wer"]) for r in reference}
     files = sorted(set(a) & set(b))
     if len(files) < MIN_FILES:
         return None

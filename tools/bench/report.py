@@ -10,13 +10,16 @@ from pathlib import Path
 from engine.scoring.latency import summarize
 from engine.scoring.wer import ZERO, WerCounts
 from tools.bench.cost import summarize_costs
+from tools.bench.draws import compare_draws
+from tools.bench.final_score import changed_per_100, text_counts
+from tools.bench.manifest import NOT_HEADLINE_KINDS
 from tools.bench.paired import wer_difference
 
-ALL = "all"
+ALL = "all"  # the group pooling every kind of the run but NOT_HEADLINE_KINDS
 
 
-def _wer(records: list[dict]) -> WerCounts:
-    return sum((WerCounts(**r["wer"]) for r in records), ZERO)
+def _wer(records: list[dict], text: str = "confirmed") -> WerCounts:
+    return sum((text_counts(r, text) for r in records), ZERO)
 
 
 def _latency(records: list[dict], key: str = "latencies") -> dict:
@@ -30,8 +33,17 @@ def _done_total(records: list[dict], key: str) -> int | None:
     return None if None in counts else sum(counts)
 
 
-def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
+def _offline_counts(measured: list[dict], offline: list[dict]) -> dict[str, WerCounts]:
+    """WER counts per file of the offline transcripts by the row's model, on the files the row ran (none for a row
+    without a WhisperFlow model: the peer, a scored JSONL)."""
+    model = (measured[0].get("settings") or {}).get("model") if measured else None
+    files = {r["file"] for r in measured}
+    return {r["file"]: WerCounts(**r["wer"]) for r in offline if r["model"] == model and r["file"] in files}
+
+
+def _row(config: str, measured: list[dict], lower: list[dict], offline: dict[str, WerCounts]) -> dict:
     counts, lower_counts = _wer(measured), _wer(lower)
+    final_counts = _wer(measured, "final")
     sources: dict[str, int] = {}
     for r in measured:
         sources[r["timing_source"]] = sources.get(r["timing_source"], 0) + 1
@@ -39,10 +51,16 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
         "config": config,
         "settings": measured[0].get("settings") if measured else None,
         "pace": measured[0]["pace"] if measured else None,
-        "files": len(measured),
+        "files": len({r["file"] for r in measured}),
+        "draws": len({r.get("draw", 1) for r in measured}),
         "audio_s": sum(r["done"]["audio_s"] for r in measured),
         "wer": counts.wer,
         "wer_counts": asdict(counts),
+        "final_wer": final_counts.wer,
+        "final_wer_counts": asdict(final_counts),
+        "offline_wer": sum(offline.values(), ZERO).wer,
+        "final_latency": asdict(summarize([lat for r in measured for lat in r.get("final_latencies", [])])),
+        "changed_per_100": changed_per_100(measured),
         "forced": _done_total(measured, "forced"),
         "padded_retries": _done_total(measured, "padded_retries"),
         "early_retries": _done_total(measured, "early_retries"),
@@ -64,6 +82,7 @@ def _row(config: str, measured: list[dict], lower: list[dict]) -> dict:
 def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measured: bool) -> dict:
     configs = list(dict.fromkeys(r["config"] for r in streams))
     measured = {c: [r for r in streams if r["config"] == c and r["role"] == "measured"] for c in configs}
+    gold_by_config = {c: _offline_counts(measured[c], offline) for c in configs}
     rows = []
     for config in configs:
         lower = (
@@ -71,7 +90,7 @@ def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measure
             if lower_is_measured
             else [r for r in streams if r["config"] == config and r["role"] == "lower_bound"]
         )
-        rows.append(_row(config, measured[config], lower))
+        rows.append(_row(config, measured[config], lower, gold_by_config[config]))
     for config, row in zip(configs[1:], rows[1:]):  # how sure the WER difference from the first row is
         difference = wer_difference(measured[config], measured[configs[0]])
         row["wer_vs_first"] = asdict(difference) if difference else None
@@ -80,7 +99,13 @@ def _group(kind: str, streams: list[dict], offline: list[dict], lower_is_measure
         mine = [r for r in offline if r["model"] == model]
         counts = _wer(mine)
         gold.append({"model": model, "files": len(mine), "wer": counts.wer, "wer_counts": asdict(counts)})
-    return {"kind": kind, "rows": rows, "gold": gold}
+    return {
+        "kind": kind,
+        "kinds": list(dict.fromkeys(r["kind"] for r in streams + offline)),
+        "rows": rows,
+        "gold": gold,
+        "draws": compare_draws(measured, gold_by_config),
+    }
 
 
 def _file_summary(r: dict) -> dict:
@@ -90,7 +115,9 @@ def _file_summary(r: dict) -> dict:
         "pace": r["pace"],
         "file": r["file"],
         "kind": r["kind"],
+        "draw": r.get("draw", 1),
         "wer": WerCounts(**r["wer"]).wer,
+        "final_wer": text_counts(r, "final").wer,
         "latency": _latency([r]),
         "cost": asdict(summarize_costs([r])),
         "timing_source": r["timing_source"],
@@ -98,7 +125,8 @@ def _file_summary(r: dict) -> dict:
 
 
 def summarize_run(records: list[dict]) -> dict:
-    """Every number of the run: per kind (and over all kinds), per configuration, and per file."""
+    """Every number of the run: per kind (and pooled over the kinds with exact references), per configuration, and
+    per file."""
     meta = next((r for r in reversed(records) if r["type"] == "meta"), {})  # the latest invocation's
     streams = [r for r in records if r["type"] == "stream"]
     offline = [r for r in records if r["type"] == "offline"]
@@ -108,8 +136,10 @@ def summarize_run(records: list[dict]) -> dict:
         _group(k, [r for r in streams if r["kind"] == k], [r for r in offline if r["kind"] == k], lower_is_measured)
         for k in kinds
     ]
-    if len(kinds) > 1:
-        groups.append(_group(ALL, streams, offline, lower_is_measured))
+    pooled = [k for k in kinds if k not in NOT_HEADLINE_KINDS]
+    if len(pooled) > 1:
+        headline = [r for r in streams if r["kind"] in pooled], [r for r in offline if r["kind"] in pooled]
+        groups.append(_group(ALL, *headline, lower_is_measured))
     notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
     return {"meta": meta, "groups": groups, "files": [_file_summary(r) for r in streams], "notes": notes}
 
@@ -147,7 +177,7 @@ _CLOCKS = {  # what the latency columns measure at the paces that are not comput
 }
 
 
-def _intro(meta: dict) -> list[str]:
+def intro(meta: dict) -> list[str]:
     """The table's title and how it was measured."""
     if "pace" in meta:
         title = f"# WhisperFlow bench ({meta.get('started', '')})"
@@ -176,7 +206,7 @@ def _intro(meta: dict) -> list[str]:
 def markdown(summary: dict) -> str:
     """One table per kind of audio, with the offline gold rows, and notes on how it was measured."""
     meta = summary["meta"]
-    lines = _intro(meta)
+    lines = intro(meta)
     for group in summary["groups"]:
         lines += [f"## {group['kind']}", "", HEADER, "|" + "---|" * HEADER.count(" | ") + "---|"]
         for row in group["rows"]:
@@ -228,14 +258,17 @@ def _differences(rows: list[dict]) -> list[str]:
 
 
 def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:
-    """results.json, table.md and the plots in out_dir; returns the table and the files written."""
+    """results.json, table.md, accuracy.md (tools.bench.accuracy_table) and the plots in out_dir; returns the two
+    tables and the files written."""
+    from tools.bench.accuracy_table import accuracy_markdown
     from tools.bench.plots import write_plots
 
     summary = summarize_run(records)
     out_dir.mkdir(parents=True, exist_ok=True)
-    table = markdown(summary)
+    table, accuracy = markdown(summary), accuracy_markdown(summary)
     (out_dir / "results.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     (out_dir / "table.md").write_text(table, encoding="utf-8")
-    written = [out_dir / "results.json", out_dir / "table.md"]
+    (out_dir / "accuracy.md").write_text(accuracy, encoding="utf-8")
+    written = [out_dir / "results.json", out_dir / "table.md", out_dir / "accuracy.md"]
     written += write_plots(summary, [r for r in records if r["type"] == "stream"], out_dir)
-    return table, written
+    return table + "\n" + accuracy, written

@@ -1,5 +1,6 @@
 """Run a benchmark: offline transcripts (gold WER, reference timings), then every configuration at the
-measured pace and at the computation-unaware pace, each (configuration, pace, kind) in a worker process."""
+measured pace and at the computation-unaware pace, each (configuration, pace, kind) in a worker process; with
+several draws, the measured runs again per draw, interleaved (tools.bench.draws)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tqdm import tqdm
 from engine.errors import WhisperFlowError
 from engine.scoring.wer import wer_counts
 from tools.bench.configs import BenchConfig
+from tools.bench.final_score import final_events, score_finals
 from tools.bench.manifest import ManifestEntry
 from tools.bench.peer import PEER_LABEL, PEER_SETTINGS, peer_missing, run_peer
 from tools.bench.reference import OfflineTranscripts, TimedReference, timed_reference
@@ -29,7 +31,8 @@ from tools.bench.stream_score import score_stream, word_events
 
 @dataclass(frozen=True)
 class BenchPlan:
-    """What to run: files, configurations, the measured pace, and whether to add the unaware lower bound."""
+    """What to run: files, configurations, the measured pace, whether to add the unaware lower bound, and how many
+    times (draws) to run the whole plan."""
 
     entries: list[ManifestEntry]
     configs: list[BenchConfig]
@@ -38,13 +41,21 @@ class BenchPlan:
     reference_model: str
     manifest: Path
     peer_script: Path | None = None  # whisper_online.py, for the `peer` configuration
+    draws: int = 1
 
-    def paces(self) -> list[tuple[str, str]]:
-        """(pace, role) pairs; role is "measured" or "lower_bound"."""
+    def paces(self, draw: int = 1) -> list[tuple[str, str]]:
+        """(pace, role) pairs of a draw; role is "measured" or "lower_bound" (the unaware pace gives the same
+        words every time, so only the first draw runs it)."""
         runs = [(self.pace, "measured")]
-        if self.lower_bound and self.pace != "unaware":
+        if self.lower_bound and self.pace != "unaware" and draw == 1:
             runs.append(("unaware", "lower_bound"))
         return runs
+
+    def configs_of_draw(self, draw: int) -> list[BenchConfig]:
+        """The configurations in the order a draw runs them: each draw starts one further along, so that no
+        configuration always runs first or last."""
+        shift = (draw - 1) % len(self.configs)
+        return self.configs[shift:] + self.configs[:shift]
 
 
 def meta_record(plan: BenchPlan) -> dict:
@@ -54,6 +65,7 @@ def meta_record(plan: BenchPlan) -> dict:
         "manifest": os.path.relpath(plan.manifest),  # relative: results are shared and committed
         "pace": plan.pace,
         "lower_bound": plan.lower_bound and plan.pace != "unaware",
+        "draws": plan.draws,
         "reference_model": plan.reference_model,
         "configs": [c.label for c in plan.configs],
         "files": [e.name for e in plan.entries],
@@ -94,25 +106,56 @@ def offline_pass(plan: BenchPlan, log: ResultsLog) -> dict[str, TimedReference]:
 
 
 def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
-    """Everything the plan asks for that the log does not already hold."""
+    """Everything the plan asks for that the log does not already hold: draw by draw, kind by kind, every
+    configuration on the kind's files before the next kind, so that the machine's load drifts over all rows alike."""
     log.append(meta_record(plan))
     timed = offline_pass(plan, log)
     kind = attrgetter("kind")
     per_kind = [list(group) for _, group in groupby(sorted(plan.entries, key=kind), key=kind)]
-    for config in plan.configs:
-        for pace, role in plan.paces():
+    for draw in range(1, plan.draws + 1):
+        for pace, role in plan.paces(draw):
             for entries in per_kind:
-                todo = [e for e in entries if not log.has(type="stream", config=config.label, role=role, file=e.name)]
-                if todo and config.peer:
-                    _run_peer(plan.peer_script, pace, role, todo, timed, log)
-                elif todo:
-                    _run_worker(config, pace, role, todo, timed, log)
+                for config in plan.configs_of_draw(draw):
+                    run = _Run(config, pace, role, draw)
+                    todo = [e for e in entries if not log.has(type="stream", **run.key(e))]
+                    if todo and config.peer:
+                        _run_peer(plan.peer_script, run, todo, timed, log)
+                    elif todo:
+                        _run_worker(run, todo, timed, log)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One configuration at one pace in one draw."""
+
+    config: BenchConfig
+    pace: str
+    role: str
+    draw: int
+
+    def key(self, entry: ManifestEntry) -> dict:
+        """The fields that name this run's record of a file in the log."""
+        return {"config": self.config.label, "role": self.role, "draw": self.draw, "file": entry.name}
+
+    def record(self, entry: ManifestEntry, settings: dict, streamed: dict, timed: TimedReference) -> dict:
+        """The log's record of a file: what the stream reported (words, final records, totals) and its scores."""
+        words = word_events(streamed["words"])
+        return {
+            "type": "stream",
+            **self.key(entry),
+            "settings": settings,
+            "pace": self.pace,
+            "kind": entry.kind,
+            "duration_s": entry.duration_s,
+            **streamed,
+            **score_stream(words, entry.reference, timed),
+            **score_finals(words, final_events(streamed.get("finals", [])), entry.reference),
+        }
 
 
 def _run_peer(
     script: Path | None,
-    pace: str,
-    role: str,
+    run: _Run,
     entries: list[ManifestEntry],
     timed: dict[str, TimedReference],
     log: ResultsLog,
@@ -127,32 +170,13 @@ def _run_peer(
             log.append({"type": "note", "text": missing})
         return
     model_dir = PACKAGED["tiny.en"].locate()[0]
-    for entry in tqdm(entries, desc=f"{PEER_LABEL} · {pace} · {entries[0].kind}", unit="file"):
-        record = run_peer(script, entry.path, model_dir, pace)
-        log.append(
-            {
-                "type": "stream",
-                "config": PEER_LABEL,
-                "settings": PEER_SETTINGS,
-                "pace": pace,
-                "role": role,
-                "file": entry.name,
-                "kind": entry.kind,
-                "duration_s": entry.duration_s,
-                **record,
-                **score_stream(word_events(record["words"]), entry.reference, timed[entry.name]),
-            }
-        )
+    for entry in tqdm(entries, desc=f"{PEER_LABEL} · {run.pace} · {entries[0].kind}", unit="file"):
+        streamed = run_peer(script, entry.path, model_dir, run.pace)
+        log.append(run.record(entry, PEER_SETTINGS, streamed, timed[entry.name]))
 
 
-def _run_worker(
-    config: BenchConfig,
-    pace: str,
-    role: str,
-    entries: list[ManifestEntry],
-    timed: dict[str, TimedReference],
-    log: ResultsLog,
-) -> None:
+def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedReference], log: ResultsLog) -> None:
+    config, pace = run.config, run.pace
     settings = asdict(config.stream.resolved())
     job = {"config": asdict(config.stream), "pace": pace, "files": [str(e.path) for e in entries]}
     done_s = 0.0
@@ -161,7 +185,7 @@ def _run_worker(
         tqdm(
             total=round(sum(e.duration_s for e in entries), 1),
             unit="audio s",
-            desc=f"{config.label} · {pace} · {entries[0].kind}",
+            desc=f"{config.label} · {pace} · {entries[0].kind}" + (f" · draw {run.draw}" if run.draw > 1 else ""),
             bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} {unit} [{elapsed}<{remaining}]",
         ) as bar,
     ):
@@ -182,21 +206,8 @@ def _run_worker(
                     bar.update(min(done_s + message["audio_s"], bar.total) - bar.n)
                 elif message["type"] == "result":
                     entry = entries[message["file_index"]]
-                    words = word_events(message["words"])
-                    log.append(
-                        {
-                            "type": "stream",
-                            "config": config.label,
-                            "settings": settings,
-                            "pace": pace,
-                            "role": role,
-                            "file": entry.name,
-                            "kind": entry.kind,
-                            "duration_s": entry.duration_s,
-                            **{k: message[k] for k in ("words", "round_s", "done", "beam", "peak_rss_mb")},
-                            **score_stream(words, entry.reference, timed[entry.name]),
-                        }
-                    )
+                    streamed = {k: message[k] for k in ("words", "finals", "round_s", "done", "beam", "peak_rss_mb")}
+                    log.append(run.record(entry, settings, streamed, timed[entry.name]))
                     done_s += entry.duration_s
                     bar.update(min(done_s, bar.total) - bar.n)
             code = worker.wait()

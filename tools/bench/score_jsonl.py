@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.errors import WhisperFlowError
 from engine.scoring.latency import summarize
 from engine.scoring.wer import WerCounts
+from tools.bench.final_score import final_events, score_finals
 from tools.bench.manifest import ManifestEntry, load_manifest
 from tools.bench.reference import OfflineTranscripts, timed_reference
 from tools.bench.results import ResultsLog
@@ -98,11 +99,12 @@ def score_jsonl(
     offline = OfflineTranscripts()
     given = resolve_reference(audio, reference, manifest, offline, reference_model)
     timed = timed_reference(audio, given.textgrid, offline, reference_model)
-    scored = score_stream(words, given.reference_text, timed)
+    finals = final_events(records)
+    scored = {**score_stream(words, given.reference_text, timed), **score_finals(words, finals, given.reference_text)}
     counts = WerCounts(**scored["wer"])
     stats = summarize([lat for _, lat, _ in scored["latencies"]])
     label = label or jsonl.stem
-    wer = "–" if counts.wer is None else f"{counts.wer * 100:.1f} %"
+    wer = _percent(counts)
     done = next((r for r in reversed(records) if r.get("type") == "done"), None)
     forced = (done or {}).get("forced", "–")
     lines = [
@@ -113,6 +115,8 @@ def score_jsonl(
         f"per-word latency: mean {_s(stats.mean)}, median {_s(stats.median)}, p90 {_s(stats.p90)} "
         f"over {stats.words} of {len(timed.words)} words (word end times: {timed.source})",
     ]
+    if finals:
+        lines.append(f"final text ({len(finals)} final records): WER {_percent(WerCounts(**scored['final_wer']))}")
     if out_dir is not None:
         if given.entry is not None:
             name, kind, duration = given.entry.name, given.entry.kind, given.entry.duration_s
@@ -134,6 +138,7 @@ def score_jsonl(
                 "kind": kind,
                 "duration_s": duration,
                 "words": [r for r in records if r.get("type") == "word"],
+                "finals": [r for r in records if r.get("type") == "final"],
                 "done": totals,
                 **scored,
             }
@@ -143,6 +148,10 @@ def score_jsonl(
         _, written = write_report(log.records, out_dir)
         lines.append(f"added to {out_dir / 'results.jsonl'}; report rewritten: {', '.join(p.name for p in written)}")
     return "\n".join(lines)
+
+
+def _percent(counts: WerCounts) -> str:
+    return "–" if counts.wer is None else f"{counts.wer * 100:.1f} %"
 
 
 def _s(x: float | None) -> str:

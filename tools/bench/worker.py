@@ -23,7 +23,7 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import FileSource, PacedFileSource
 from engine.errors import WhisperFlowError
 from engine.model.whisper_model import load_model
-from engine.session.events import done_record, word_record
+from engine.session.events import done_record, final_record, word_record
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.runner import run_stream
 from tools.bench.memory import peak_rss_mb
@@ -32,17 +32,19 @@ PROGRESS_EVERY_S = 0.5
 
 
 class _FileRecorder:
-    """The stream's updates for one file: its confirmed words, the time of each round that ran (not those
-    skipped over silence, nor the final flush), and a progress event now and then."""
+    """The stream's updates for one file: its confirmed words, its final records, the time of each round that ran
+    (not those skipped over silence, nor the final flush), and a progress event now and then."""
 
     def __init__(self, processor, index: int, emit):
         self.processor, self.index, self.emit = processor, index, emit
         self.words: list[dict] = []
+        self.finals: list[dict] = []
         self.round_s: list[float] = []
         self.last_progress = 0.0
 
     def __call__(self, update) -> None:
         self.words.extend(word_record(w) for w in update.confirmed)
+        self.finals.extend(final_record(f) for f in update.finals)
         if update.round is not None and self.processor.stats.rounds > len(self.round_s):
             self.round_s.append(update.round_s)
         now = time.perf_counter()
@@ -72,6 +74,7 @@ def run_job(job: dict, emit) -> None:
                 "type": "result",
                 "file_index": index,
                 "words": recorder.words,
+                "finals": recorder.finals,
                 "round_s": recorder.round_s,
                 "done": done_record(done),
                 "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},

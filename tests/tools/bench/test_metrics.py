@@ -296,6 +296,7 @@ def test_report_table_json_and_plots(tmp_path):
     _, written = write_report(records, tmp_path)
     assert sorted(p.name for p in written) == [
         "ablation.png",
+        "accuracy.md",
         "latency_over_time.png",
         "latency_vs_wer.png",
         "results.json",

@@ -8,10 +8,11 @@ from pathlib import Path
 from testdata import DATA
 
 from engine.model.store import PACKAGED
+from tools.bench.configs import parse_config
 from tools.bench.peer import _words, peer_missing, run_peer
 from tools.bench.report import markdown, summarize_run
 from tools.bench.results import ResultsLog
-from tools.bench.runner import _run_peer
+from tools.bench.runner import _Run, _run_peer
 
 # A stand-in for whisper_online.py with the two lines the launcher must change: the CUDA float16 model and
 # librosa.load; it prints its output in whisper_online.py's format (emission ms, begin ms, end ms, text).
@@ -49,7 +50,7 @@ def test_without_a_script_the_row_is_skipped_with_a_note(tmp_path):
     assert "no --peer-script" in peer_missing(None)
     assert "does not exist" in peer_missing(tmp_path / "nope.py")
     log = ResultsLog(tmp_path / "results.jsonl", resume=False)
-    _run_peer(None, "realtime", "measured", [], {}, log)
+    _run_peer(None, _Run(parse_config("peer"), "realtime", "measured", 1), [], {}, log)
     table = markdown(summarize_run(log.records))
     assert "Note: peer skipped: no --peer-script" in table
     assert json.loads(Path(tmp_path / "results.jsonl").read_text().splitlines()[-1])["type"] == "note"

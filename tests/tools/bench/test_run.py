@@ -41,15 +41,20 @@ Object class = "TextGrid"
 """
 
 
+def _corpus(root, clips: dict[str, tuple[float, str]]):
+    """A corpus folder with clips from tests/data (name: duration, reference) and its manifest."""
+    root.mkdir()
+    rows = ["file\tduration_s\tkind\treference"]
+    for name, (duration, reference) in clips.items():
+        shutil.copy(DATA / name, root / name)
+        rows.append(f"{name}\t{duration}\tshort\t{reference}")
+    (root / "manifest.tsv").write_text("\n".join(rows) + "\n")
+    return root
+
+
 @pytest.fixture()
 def corpus(tmp_path):
-    root = tmp_path / "corpus"
-    root.mkdir()
-    shutil.copy(DATA / CLIP, root / CLIP)
-    (root / "manifest.tsv").write_text(
-        f"file\tduration_s\tkind\treference\n{CLIP}\t1.783\tshort\thas never been surpassed.\n"
-    )
-    return root
+    return _corpus(tmp_path / "corpus", {CLIP: (1.783, "has never been surpassed.")})
 
 
 def test_bench_runs_a_configuration_and_reports(corpus, tmp_path, capsys):
@@ -131,3 +136,25 @@ def test_score_jsonl_needs_audio_and_word_events(tmp_path, capsys):
     assert main(["bench", "--score-jsonl", str(empty), "--audio", str(DATA / CLIP), "--reference", "x"]) == 2
     err = capsys.readouterr().err
     assert "needs --audio" in err and "has no word events" in err
+
+
+def test_a_draw_of_flow_scores_its_final_text_beside_offline(tmp_path, capsys):
+    clips = {
+        CLIP: (1.783, "has never been surpassed."),
+        "LJ001-0013.wav": (2.585, "than in the same operations with ugly ones."),
+    }
+    manifest = _corpus(tmp_path / "corpus", clips) / "manifest.tsv"
+    out = tmp_path / "out"
+    args = ["bench", "--manifest", str(manifest), "--out", str(out), "--configs", "flow", "--pace", "unaware"]
+    assert main([*args, "--draws", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "| flow | 2 | 1 |" in printed and "| offline tiny.en | 2 | – | – | – |" in printed  # accuracy.md's table
+    assert (out / "accuracy.md").read_text() in printed
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    streams = [r for r in records if r["type"] == "stream"]
+    assert [r["draw"] for r in streams] == [1, 1]
+    for r in streams:  # each clip is one utterance, finalized at the stream's end
+        assert r["finals"] and r["changed"]["words"] > 0 and r["final_latencies"] == [0.0] * len(r["finals"])
+    row = json.loads((out / "results.json").read_text())["groups"][0]["rows"][0]
+    assert row["final_wer"] <= 0.25 and row["offline_wer"] <= 0.25 and row["changed_per_100"] is not None
+    assert row["final_latency"]["words"] == sum(len(r["finals"]) for r in streams)
