@@ -14,7 +14,7 @@ REFERENCE = "has never been surpassed. it was therefore fine."
 
 
 def _confirmed(texts: str) -> list[WordEvent]:
-    return [WordEvent(t, i * 0.3, i * 0.3 + 0.2, i * 0.3 + 1.0) for i, t in enumerate(texts.split())]
+    return [Word(t, i * 0.3, i * 0.3 + 0.2).confirmed(i * 0.3 + 1.0) for i, t in enumerate(texts.split())]
 
 
 def _final(first: int, texts: str, count: int, ended: float, clock: float) -> FinalEvent:
