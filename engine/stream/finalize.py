@@ -2,10 +2,10 @@
 
 The rounds confirm words fast, from a second or two of audio after each word; where tiny.en guesses, rounds a
 fraction of a second apart agree on the same guess. Once an utterance ends (the voice-activity detector hears a
-pause, the speech runs past a length limit, or the stream ends), its whole audio is decoded again, padded to 30 s,
-at beam 5, with the previous final text as the prompt, and the result replaces the utterance's confirmed words (a
-fast first pass rescored at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own,
-so the rounds go on meanwhile.
+pause, the speech runs past a length limit, or the stream ends), its audio is decoded again together with up to
+CONTEXT_S of the audio before it, padded to 30 s, at beam 5, prompted with the final text before that audio, as
+offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a fast first pass rescored
+at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own, so the rounds go on.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 MAX_UTTERANCE_S = 20.0  # speech without a pause is finalized in pieces of about this length (a 30 s window holds it)
 MIN_GAP_S = 0.1  # a piece ends in a gap of at least this much between two confirmed words, where there is one
 KEEP_AUDIO_S = 30.0  # audio kept while no confirmed word waits (a round's window is shorter)
-CONTEXT_S = 10.0  # audio before the utterance decoded with it, for context (its words are the last utterance's)
+CONTEXT_S = 20.0  # audio before the utterance decoded with it, for context (its words are the last utterance's):
+# the final text then reads as offline's, whose 30 s windows hear that much (docs/bench/finalize)
 MARGIN_S = 0.05  # a word of the final text ending this little after the audio's start is before it
 WINDOW_S = 28.0  # the most audio one final decoding hears (a 30 s window)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
