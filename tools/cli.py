@@ -21,6 +21,10 @@ OWN_PARSER = {
         "tools.window_study",
         "what a round writes for one word as its window starts earlier or ends later",
     ),
+    "final-pass-study": (
+        "tools.final_pass_study",
+        "the final pass over the same utterances with other context, beam or padding: WER and CPU",
+    ),
     "startup-check": (
         "tools.startup_check",
         "a fresh process's way to its first decoded tokens, stage by stage, with its memory",
