@@ -3,8 +3,9 @@
 Confirmed words are drawn solid and the unconfirmed tail dimmed, with a dotted line under the words the model
 was unsure of (probability below Settings' threshold); the text is painted in one pass
 only when it changed, so updates happen in place without flicker. Drag anywhere to move, drag an
-edge or corner to resize; right-click for appearance. It hides after a configurable silence and
-comes back on speech.
+edge or corner to resize; right-click for appearance. It shows once there are words, hides after a
+configurable silence and comes back on speech. Its place is saved where it is really shown, and a place off
+every screen (a screen unplugged, a bad save) is brought back to the default one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 from app.settings import CaptionStyle
 from app.widgets.all_desktops import show_on_all_desktops
 from app.widgets.caption_layout import CaptionWord, wrap_words
+from app.widgets.screen_fit import mostly_on_a_screen, nearest_screen, with_height
 from engine.session.events import StreamUpdate
 from engine.session.final_text import FinalPlacer
 from engine.session.transcript import settle_periods
@@ -87,7 +89,7 @@ class CaptionWindow(QWidget):
         self._last_speech = time.monotonic()
         self._press: tuple[QPoint, QRect, Qt.Edge] | None = None
         self._silence_timer = QTimer(self, interval=250, timeout=self._hide_if_silent)
-        self._save_timer = QTimer(self, singleShot=True, interval=400, timeout=self.style_changed.emit)
+        self._save_timer = QTimer(self, singleShot=True, interval=400, timeout=self._save_shown_geometry)
         self.setMinimumHeight(self.preferred_height())
         if not floating:
             self.setFixedHeight(self.preferred_height())
@@ -115,15 +117,18 @@ class CaptionWindow(QWidget):
         self._tentative = tentative
         if speech:
             self._last_speech = time.monotonic()
-            if self.floating and self.enabled and not self.isVisible():
+            if self.floating and self.enabled and not self.isVisible() and (self._confirmed or self._tentative):
                 self.show()
         if changed:
             self._drop_scrolled_lines()
             self.update()
 
     def clear(self) -> None:
+        """Forget the words; the floating window hides until there are words again (no empty box)."""
         self._confirmed, self._tentative, self._latency_s = [], [], None
         self._placer, self._dropped = FinalPlacer(), 0
+        if self.floating:
+            self.hide()
         self.update()
 
     def text(self) -> str:
@@ -177,32 +182,46 @@ class CaptionWindow(QWidget):
         return int(line * self.caption_style.lines + 2 * PADDING + self._footer_height())
 
     def apply_style(self) -> None:
-        """Re-read `caption_style` (after settings changed it) and fit the height to the number of lines."""
-        self.setMinimumHeight(self.preferred_height())
-        if not self.floating:
-            self.setFixedHeight(self.preferred_height())
-        self.resize(self.width(), self.preferred_height())
+        """Re-read `caption_style` (after settings changed it) and fit the height to the number of lines; a
+        floating window stays on its screen (near the bottom it grows upward)."""
+        height, before = self.preferred_height(), self.geometry()
+        self.setMinimumHeight(height)  # (this alone would grow it downward)
+        if self.floating:
+            self.setGeometry(with_height(before, height, nearest_screen(before).availableGeometry()))
+        else:
+            self.setFixedHeight(height)
         self.update()
 
     def _restore_geometry(self) -> None:
         geometry = self.caption_style.geometry
         if geometry and len(geometry) == 4:
             self.setGeometry(QRect(*geometry))
+            self._bring_onto_a_screen()
             return
         self.place_default(QGuiApplication.primaryScreen())
 
     def place_default(self, screen=None) -> None:
         """Bottom centre of screen (default: the primary one), just above the dock or taskbar (its available
         geometry). Only while the person has not placed the window themselves (no saved geometry)."""
-        if self.caption_style.geometry:
-            return
-        area = (screen or QGuiApplication.primaryScreen()).availableGeometry()
+        if not self.caption_style.geometry:
+            self.setGeometry(self._default_rect(screen or QGuiApplication.primaryScreen()))
+
+    def reset_position(self, screen=None) -> None:
+        """Back to the default place on screen (default: the primary one), saved as the window's place."""
+        self.setGeometry(self._default_rect(screen or QGuiApplication.primaryScreen()))
+        self._save_geometry()
+
+    def _default_rect(self, screen) -> QRect:
+        area = screen.availableGeometry()
         width = min(900, int(area.width() * 0.7))
         height = self.preferred_height()
         margin = max(12, area.height() // 40)
-        self.setGeometry(
-            area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin, width, height
-        )
+        return QRect(area.x() + (area.width() - width) // 2, area.y() + area.height() - height - margin, width, height)
+
+    def _bring_onto_a_screen(self) -> None:
+        """A window mostly off every screen goes to the default place on the screen nearest to it."""
+        if not mostly_on_a_screen(self.geometry()):
+            self.setGeometry(self._default_rect(nearest_screen(self.geometry())))
 
     def _style_edited(self) -> None:
         self.apply_style()
@@ -259,7 +278,8 @@ class CaptionWindow(QWidget):
     # --- silence -------------------------------------------------------------------------------
     def _hide_if_silent(self) -> None:
         limit = self.caption_style.hide_after_s
-        if limit > 0 and self.isVisible() and time.monotonic() - self._last_speech > limit:
+        menu_open = any(menu.isVisible() for menu in self.findChildren(QMenu))
+        if limit > 0 and self.isVisible() and not menu_open and time.monotonic() - self._last_speech > limit:
             self.hide()
 
     def _hide_requested(self) -> None:
@@ -282,7 +302,12 @@ class CaptionWindow(QWidget):
         handle = self.windowHandle()
         started = handle.startSystemResize(edges) if edges else handle.startSystemMove()
         if not started:  # platforms without system move/resize: track the drag ourselves
-            self._press = (event.globalPosition().toPoint(), self.geometry(), edges)
+            self._press = (event.globalPosition().toPoint(), self._shown_geometry(event), edges)
+
+    def _shown_geometry(self, event) -> QRect:
+        """Where the window really is on screen, from the mouse: before the window manager told Qt where it put
+        the window, geometry() may still be where Qt asked for it (or 0, 0)."""
+        return QRect(event.globalPosition().toPoint() - event.position().toPoint(), self.size())
 
     def mouseMoveEvent(self, event) -> None:
         if self._press is None:
@@ -312,24 +337,37 @@ class CaptionWindow(QWidget):
     def mouseReleaseEvent(self, event) -> None:
         self._press = None
 
+    def showEvent(self, event) -> None:
+        if self.floating:
+            self._bring_onto_a_screen()
+            self._save_timer.start()
+
     def moveEvent(self, event) -> None:
-        self._remember_geometry()
+        self._geometry_changed()
 
     def resizeEvent(self, event) -> None:
-        self._remember_geometry()
+        self._geometry_changed()
 
-    def _remember_geometry(self) -> None:
-        if not self.floating:
-            return
+    def _geometry_changed(self) -> None:
+        """Save the new place once it settles, and only while shown: a hidden window's place is not yet real."""
+        if self.floating and self.isVisible():
+            self._save_timer.start()
+
+    def _save_shown_geometry(self) -> None:
+        if self.isVisible():
+            self._save_geometry()
+
+    def _save_geometry(self) -> None:
         g = self.geometry()
         self.caption_style.geometry = [g.x(), g.y(), g.width(), g.height()]
-        self._save_timer.start()
+        self.style_changed.emit()
 
     # --- context menu --------------------------------------------------------------------------
     def contextMenuEvent(self, event) -> None:
         if self.floating:
             menu = self.build_menu()
-            menu.exec(event.globalPos())
+            menu.exec(event.globalPos())  # the silence timer leaves the window shown while a menu is open
+            self._last_speech = time.monotonic()  # ... and counts the silence again from its closing
             menu.deleteLater()  # a new menu each time: free this one now, not with the window
 
     def build_menu(self) -> QMenu:

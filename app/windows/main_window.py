@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.settings import AppSettings
 from app.widgets.app_icon import app_icon
 from app.widgets.level_meter import LevelMeter
+from app.widgets.screen_fit import clamped, mostly_on_a_screen, nearest_screen
 from app.widgets.source_picker import SourceChoice, SourcePicker
 from app.widgets.transcript_view import TranscriptView, timestamp
 from app.windows.caption_window import CaptionWindow
@@ -169,6 +170,7 @@ class MainWindow(QMainWindow):
         self.show_captions_action.setCheckable(True)
         self.show_captions_action.setChecked(True)
         self.show_captions_action.toggled.connect(self.set_captions_shown)
+        self._action(captions_menu, "&Reset caption position", self.reset_caption_position)
         self._action(captions_menu, "&Find in transcript", self._focus_search, QKeySequence.Find)
         tools = bar.addMenu("&Tools")
         self.settings_action = self._action(tools, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"))
@@ -210,11 +212,20 @@ class MainWindow(QMainWindow):
             self.show_error(f"The log file {path} could not be opened.")
 
     def _restore_geometry(self) -> None:
+        """The saved place (moved onto the nearest screen when it is off every screen), or the primary screen's
+        centre: a place Qt knows before the window manager shows the window, so dialogs opened at start-up
+        (recovery, the wizard) centre over the window, not over the screen's corner."""
         geometry = self.settings.main_geometry
         if geometry and len(geometry) == 4:
-            self.setGeometry(QRect(*geometry))
+            rect = QRect(*geometry)
+            if not mostly_on_a_screen(rect):
+                rect = clamped(rect, nearest_screen(rect).availableGeometry())
         else:
-            self.resize(760, 560)
+            area = QGuiApplication.primaryScreen().availableGeometry()
+            rect = QRect(0, 0, 760, 560)
+            rect.moveCenter(area.center())
+            rect = clamped(rect, area)
+        self.setGeometry(rect)
 
     def _connect_controller(self) -> None:
         c = self.controller
@@ -252,10 +263,9 @@ class MainWindow(QMainWindow):
         self._started_at = time.monotonic()
         self._clock.start()
         self._tick()
-        if self.captions.enabled:
-            if self.screen() is not None:
-                self.captions.place_default(self.screen())  # the screen this window is on, unless moved before
-            self.captions.show()
+        if self.screen() is not None:
+            self.captions.place_default(self.screen())  # the screen this window is on, unless moved before
+        # the captions show with the first words (CaptionWindow.show_update), not as an empty box now
 
     def _listening(self) -> None:
         """The source is open: say so, since speech before this moment is not heard."""
@@ -348,6 +358,11 @@ class MainWindow(QMainWindow):
         self.show_captions_action.blockSignals(True)
         self.show_captions_action.setChecked(shown)
         self.show_captions_action.blockSignals(False)
+
+    def reset_caption_position(self) -> None:
+        """Captions ▸ Reset caption position: the caption window back to the bottom centre of this window's
+        screen, saved there."""
+        self.captions.reset_position(self.screen())
 
     def _caption_style_changed(self) -> None:
         self.transcript.set_unsure_below(self.settings.caption.unsure_below)

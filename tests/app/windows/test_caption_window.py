@@ -1,13 +1,14 @@
-"""The floating caption window: its flags, remembered geometry, confirmed/tentative text, silence hiding."""
+"""The floating caption window: its flags, remembered geometry (where it is shown, kept on screen),
+confirmed/tentative text, silence hiding."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
-from app.settings import AppSettings, load_settings, save_settings
+from app.settings import AppSettings, CaptionStyle, load_settings, save_settings
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
 from engine.session.events import FinalEvent, StreamUpdate
@@ -192,3 +193,90 @@ def test_words_the_model_was_unsure_of_are_underlined_dotted(qtbot, window):
     assert not any(w.unsure for line in window.visible_lines() for w in line)
     rows = _changed_rows(window, underlined)
     assert 1 <= len(rows) <= 6 and rows[-1] - rows[0] <= 6  # only a thin line under the words went away
+
+
+def _available():
+    return QGuiApplication.primaryScreen().availableGeometry()
+
+
+def _mouse(window, kind, local: QPoint, global_: QPoint) -> None:
+    buttons = Qt.NoButton if kind == QEvent.MouseButtonRelease else Qt.LeftButton
+    event = QMouseEvent(kind, QPointF(local), QPointF(global_), Qt.LeftButton, buttons, Qt.NoModifier)
+    QApplication.sendEvent(window, event)
+
+
+def test_the_saved_place_is_where_the_window_is_shown_and_dragged(qtbot, window):
+    window.move(window.x(), window.y() - 40)  # placed while hidden: not a place it was shown at, not saved
+    assert window.caption_style.geometry is None
+    with qtbot.waitSignal(window.style_changed, timeout=2000):
+        window.show()
+    shown = window.geometry()
+    assert window.caption_style.geometry == [shown.x(), shown.y(), shown.width(), shown.height()]
+
+    # The window manager put it at (300, 200) without Qt knowing yet: the drag follows the mouse from there
+    really = QPoint(300, 200)
+    assert window.pos() != really
+    _mouse(window, QEvent.MouseButtonPress, QPoint(30, 20), really + QPoint(30, 20))
+    _mouse(window, QEvent.MouseMove, QPoint(30, 20), really + QPoint(40, 5))
+    with qtbot.waitSignal(window.style_changed, timeout=2000):
+        _mouse(window, QEvent.MouseButtonRelease, QPoint(40, 5), really + QPoint(40, 5))
+    assert window.pos() == really + QPoint(10, -15)  # moved by the mouse's delta from where it really was
+    assert window.caption_style.geometry[:2] == [310, 185]
+
+    window.hide()
+    window.move(5, 5)  # moved while hidden: the saved place stays the shown one
+    qtbot.wait(500)
+    assert window.caption_style.geometry[:2] == [310, 185]
+
+
+def test_a_saved_place_off_every_screen_is_brought_back_to_the_bottom_centre(qtbot, isolated_dirs):
+    area = _available()
+    below = CaptionStyle(geometry=[area.x() + 100, area.bottom() - 10, 600, 120])  # almost all below the screen
+    window = CaptionWindow(below)
+    qtbot.addWidget(window)
+    g = window.geometry()
+    assert area.contains(g) and abs(g.center().x() - area.center().x()) <= 1 and g.bottom() > area.center().y()
+
+    window.setGeometry(area.right() + 500, area.y(), 600, 120)  # e.g. its screen was unplugged while hidden
+    window.show()
+    assert area.contains(window.geometry())
+
+
+def test_a_larger_font_grows_the_box_upward_and_keeps_it_on_screen(qtbot, window):
+    window.show()
+    bottom = window.geometry().bottom()
+    menu = window.build_menu()
+    font_menu = next(a.menu() for a in menu.actions() if a.text() == "Font size")
+    next(a for a in font_menu.actions() if a.text() == "48 pt").trigger()
+    window.caption_style.lines = 4
+    window.apply_style()
+    g = window.geometry()
+    assert g.height() == window.preferred_height()
+    assert _available().contains(g) and g.bottom() == bottom
+
+
+def test_the_silence_timer_leaves_the_window_shown_while_its_menu_is_open(qtbot, window):
+    window.caption_style.hide_after_s = 0.3
+    window.show_update(update(["hello"]))
+    seen = []
+
+    def look_then_close():
+        seen.append(window.isVisible())
+        QApplication.activePopupWidget().close()
+
+    QTimer.singleShot(1200, look_then_close)  # four times the silence limit with the menu open
+    click = QContextMenuEvent(QContextMenuEvent.Mouse, QPoint(5, 5), window.mapToGlobal(QPoint(5, 5)))
+    QApplication.sendEvent(window, click)  # returns once the menu is closed
+    assert seen == [True] and window.isVisible()  # and the silence counts again from the menu's closing
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=3000)
+
+
+def test_no_empty_box_before_the_first_words(qtbot, window):
+    window.show_update(update(["earlier"]))
+    assert window.isVisible()
+    window.clear()  # a new session starts
+    assert not window.isVisible()
+    window.show_update(update(level=0.5))  # sound, no words yet
+    assert not window.isVisible()
+    window.show_update(update(tentative=["first"]))
+    assert window.isVisible()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 from testdata import DATA
 
 from app.main import WhisperFlowApp
+from app.settings import load_settings
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
 from engine.runtime.logs import log_file
@@ -27,6 +28,7 @@ MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q
     "File/Quit": QKeySequence.Quit,
     "Captions/Start": "Ctrl+Return",
     "Captions/Show caption window": "Ctrl+Shift+C",
+    "Captions/Reset caption position": None,
     "Captions/Find in transcript": QKeySequence.Find,
     "Tools/Settings…": "Ctrl+,",
     "Tools/Setup wizard…": None,
@@ -128,6 +130,19 @@ def test_show_caption_window_action_toggles_the_captions(qtbot, wf):
     assert action.isChecked() and wf.window.captions.enabled
 
 
+def test_reset_caption_position_puts_the_captions_back_at_the_bottom_centre_and_saves_that(qtbot, wf):
+    captions = wf.window.captions
+    area = wf.window.screen().availableGeometry()
+    captions.show()
+    captions.move(area.x() + 10, area.y() + 10)  # the top-left corner, where the tester lost it
+    with qtbot.waitSignal(wf.window.settings_changed, timeout=2000):
+        wf.window.menu_actions()["Captions/Reset caption position"].trigger()
+    g = captions.geometry()
+    assert abs(g.center().x() - area.center().x()) <= 1 and area.contains(g) and g.bottom() > area.center().y()
+    wf.save()
+    assert load_settings().caption.geometry == [g.x(), g.y(), g.width(), g.height()]
+
+
 def test_find_action_focuses_the_search_box(qtbot, wf):
     wf.window.activateWindow()
     wf.window.menu_actions()["Captions/Find in transcript"].trigger()
@@ -138,10 +153,13 @@ def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbo
     window = wf.window
     window.source_picker.choose_file(str(CLIP))
     start = window.menu_actions()["Captions/Start"]
+    captions_at_start = []  # connected after the window's own slot: how the captions are once it ran
+    window.controller.session_started.connect(lambda _meta: captions_at_start.append(window.captions.isVisible()))
     start.trigger()
     qtbot.waitUntil(lambda: window.controller.state == "running", timeout=30000)
     assert start.text().replace("&", "") == "Stop"
     qtbot.waitUntil(lambda: bool(window.transcript.words()), timeout=60000)
+    assert captions_at_start == [False] and window.captions.isVisible()  # no empty box before the first words
     if window.controller.state == "running":
         start.trigger()  # Stop (a short file may also end by itself)
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
