@@ -20,6 +20,7 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.runtime.executor import Executor
+from engine.runtime.mlx_thread import gpu_available
 from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate
 from engine.session.words import WordEvent
 from engine.stream.finalize import Finalizer
@@ -78,7 +79,8 @@ def run_stream(
     wall0 = time.perf_counter()
     if on_started:
         on_started()
-    executor = Executor("finalize") if processor.finalize else None  # the final pass's own thread
+    # the final pass's own thread, on the accelerator where there is one (the rounds' device)
+    executor = Executor("finalize", "gpu" if gpu_available() else "cpu") if processor.finalize else None
     finalizer = Finalizer(processor.transcriber.final_pass(), executor.submit, clock) if executor else None
     failure: DeviceError | None = None
     try:
