@@ -29,6 +29,8 @@ MIN_GAP_S = 0.1  # a piece ends in a gap of at least this much between two confi
 KEEP_AUDIO_S = 30.0  # audio kept while no confirmed word waits (a round's window is shorter)
 CONTEXT_S = 20.0  # audio before the utterance decoded with it, for context (its words are the last utterance's):
 # the final text then reads as offline's, whose 30 s windows hear that much (docs/bench/finalize)
+EDGE_S = 0.1  # a decoded word starting this close to the audio's end is a guess at how the speech goes on (a real
+# one ends before a pause, or before the gap where a long utterance is cut)
 MARGIN_S = 0.05  # a word of the final text ending this little after the audio's start is before it
 WINDOW_S = 28.0  # the most audio one final decoding hears (a 30 s window)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
@@ -62,6 +64,11 @@ def prompt_text(words: list[Word], chars: int = PROMPT_CHARS) -> str:
         kept.append(w.text)
         length += len(w.text) + 1
     return " ".join(reversed(kept))
+
+
+def plain(words: list[WordEvent]) -> list[Word]:
+    """Confirmed words as words of a final text (without when they were confirmed)."""
+    return [Word(w.text, w.start, w.end, w.probability) for w in words]
 
 
 def accepted(final: list[Word], confirmed: list[WordEvent]) -> bool:
@@ -138,9 +145,12 @@ class Finalizer:
             gap, count = 0.0, max(1, len(words) - 1)
         self._end_at(words[count - 1].end + gap / 2, count)
 
-    def finish(self) -> list[FinalEvent]:
-        """The stream ended: finalize what is left and wait for every decoding (records without their clock)."""
-        self.pause()
+    def finish(self, cut: bool = False) -> list[FinalEvent]:
+        """The stream ended: finalize what is left and wait for every decoding (records without their clock).
+        cut: it was stopped mid-speech, so its last utterance keeps its confirmed words (a decoding of the cut-off
+        audio finishes the phrase with a guess, where the stopped stream's last round held back the cut word)."""
+        if self.utterance.words:
+            self._end_at(self.audio_end, len(self.utterance.words), decode=not cut)
         jobs, self._jobs = self._jobs, []
         return [job.result() for job in jobs]
 
@@ -156,9 +166,9 @@ class Finalizer:
         that is long before its first word (silence, or speech no word was confirmed for)."""
         return max(self.utterance_start, self.audio_start, first.start - LEAD_S)
 
-    def _end_at(self, end: float, count: int) -> None:
+    def _end_at(self, end: float, count: int, decode: bool = True) -> None:
         """Finalize the utterance's first count words, over its audio up to end (stream seconds); the audio after
-        end is the next utterance's."""
+        end is the next utterance's. Without decode, its final text is its confirmed words."""
         words, first = self.utterance.words[:count], self.utterance.first
         start = self._decode_from(words[0])
         heard_from = min(start, max(self.audio_start, start - self.context_s, end - WINDOW_S))
@@ -170,6 +180,9 @@ class Finalizer:
         self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
         span = _Span(heard_from, start, end)
+        if not decode:
+            self._jobs.append(self.submit(lambda: FinalEvent(first, len(words), plain(words), paused)))
+            return
         self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))
 
     def _sample(self, time: float) -> int:
@@ -194,9 +207,9 @@ class Finalizer:
         decoded = [
             Word(w.text, max(w.start, start), min(w.end, end), w.probability)
             for w in shifted
-            if w.text and start <= (w.start + w.end) / 2 < end
+            if w.text and start <= (w.start + w.end) / 2 and w.start < end - EDGE_S
         ]
-        kept = [Word(w.text, w.start, w.end, w.probability) for w in confirmed]
+        kept = plain(confirmed)
         words = decoded if accepted(decoded, confirmed) else kept
         log.debug(
             "final pass %.2f-%.2f s: %r -> %r%s",

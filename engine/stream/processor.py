@@ -26,6 +26,7 @@ from engine.stream.round import RoundResult
 
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
+CUT_MARGIN_S = 0.15  # a stopped stream confirms only words that end this far before its audio's end
 TAIL_S = 1.5  # at the end of the stream, audio after the last word that is decoded once more
 SETTLE_S = 0.3  # with a voice-activity detector: a round that heard this much silence after the speech heard it all
 PRE_ROLL_S = 1.0  # audio kept before the next speech: Silero notices speech up to ~0.6 s after it starts (0.3 s
@@ -329,13 +330,18 @@ class OnlineProcessor:
     def close(self) -> None:
         """Release what the processor holds (threads, for the pipelined one)."""
 
-    def finish(self) -> list[Word]:
+    def finish(self, cut: bool = False) -> list[Word]:
         """At the end of the stream: decode what no round has seen yet and confirm the unconfirmed tail;
         while the confirmed words stop over TAIL_S before the end, decode the audio after them again (also when
         the last round said nothing new: a round over confirmed speech, a pause and more speech can end after
         the confirmed words, and the speech after the pause was lost).
         These last rounds run without the guard and padded to 30 s: the audio really ends there, so its last
-        word is whole (Transcriber.at_stream_end)."""
+        word is whole (Transcriber.at_stream_end).
+        cut: the person stopped the stream (or its device was lost) mid-speech, so its last word may be cut off, and
+        a round that takes the audio as whole finishes the phrase with a guess ("and I am recording." for "and I
+        am going to"): see _finish_cut."""
+        if cut:
+            return self._finish_cut()
         words = self._drain()
         while self.buffer_s > self.window_s:
             words += self.process_iter()
@@ -362,6 +368,25 @@ class OnlineProcessor:
         self.buffer_offset += self.buffer_s
         self.audio_buffer = np.zeros(0, np.float32)
         return words
+
+    def _finish_cut(self) -> list[Word]:
+        """The end of a stopped stream: one more round as any other (guarded, with the hush word, so it stops before
+        a word cut at the end), then only its words that end CUT_MARGIN_S before the audio's end are confirmed."""
+        words = self._drain()
+        if len(self.audio_buffer):
+            words += self.process_iter() + self._drain()
+        end = self.buffer_offset + self.buffer_s
+        tail = self.hypothesis.confirm_until(end - CUT_MARGIN_S, self.buffer_offset)
+        self._commit(tail)
+        left = self.hypothesis.tentative()
+        if left:
+            log.debug(
+                "stopped: confirmed %s, dropped %s (the audio stops in or after them)", WordList(tail), WordList(left)
+            )
+        self.hypothesis = HypothesisBuffer()  # the rest is dropped: nothing follows
+        self.buffer_offset = end
+        self.audio_buffer = np.zeros(0, np.float32)
+        return words + tail
 
     def _drain(self) -> list[Word]:
         """Apply rounds still in flight (none in the serial loop)."""

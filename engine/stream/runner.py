@@ -63,13 +63,15 @@ def run_stream(
             return recorded.clocks[rounds - 1] if rounds <= len(recorded.clocks) else recorded.finish_clock
         return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
 
-    def report(words, round_s: float, level: float, span: tuple[float, float] | None, paused: bool = False) -> float:
+    def report(
+        words, round_s: float, level: float, span: tuple[float, float] | None, paused: bool = False, cut: bool = False
+    ) -> float:
         now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
         tentative = processor.tentative()
         shown = tracker.update(words, tentative, now)
         events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
         dropped, processor.dropped = processor.dropped, []
-        finals = _finals(finalizer, events, paused, span is None, clock)
+        finals = _finals(finalizer, events, paused, span is None, cut, clock)
         if on_update:
             event = RoundEvent(span[0], span[1], now) if span else None
             on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped, finals))
@@ -112,7 +114,8 @@ def run_stream(
                 span = (processor.round_start, consumed / SAMPLE_RATE)
                 report(confirmed, time.perf_counter() - t, _level(chunk), span, processor.stats.skipped > skipped)
         rounds += 1
-        finished = report(processor.finish(), 0.0, 0.0, None)
+        cut = stop.is_set() or failure is not None  # stopped mid-speech: the last word may be cut off
+        finished = report(processor.finish(cut), 0.0, 0.0, None, cut=cut)
     finally:
         source.stop()
         if executor:
@@ -149,15 +152,20 @@ def run_stream(
 
 
 def _finals(
-    finalizer: Finalizer | None, confirmed: list[WordEvent], paused: bool, ended: bool, clock: Callable[[], float]
+    finalizer: Finalizer | None,
+    confirmed: list[WordEvent],
+    paused: bool,
+    ended: bool,
+    cut: bool,
+    clock: Callable[[], float],
 ) -> list[FinalEvent]:
     """The utterances finalized since the last update, stamped with the clock once they are: after a pause, a
-    length limit or the end of the stream (which waits for them)."""
+    length limit or the end of the stream (which waits for them; cut: a stopped stream's)."""
     if finalizer is None:
         return []
     finalizer.add_confirmed(confirmed)
     if ended:
-        done = finalizer.finish()
+        done = finalizer.finish(cut)
     else:
         finalizer.pause() if paused else finalizer.check_length()
         done = finalizer.ready()
