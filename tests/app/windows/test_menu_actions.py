@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 from testdata import DATA
@@ -19,6 +22,7 @@ from engine.runtime.logs import log_file
 from engine.stream.config import POLICIES
 
 CLIP = DATA / "LJ001-0009.wav"
+SHIFT_CTRL = Qt.ControlModifier | Qt.ShiftModifier
 
 MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q, Ctrl+F / Cmd+F)
     "File/Export transcript…": "Ctrl+E",
@@ -132,6 +136,40 @@ def test_find_action_focuses_the_search_box(qtbot, wf):
     wf.window.activateWindow()
     wf.window.menu_actions()["Captions/Find in transcript"].trigger()
     qtbot.waitUntil(wf.window.transcript.search.hasFocus, timeout=3000)
+
+
+def test_export_shortcuts_work_from_the_search_box(qtbot, wf):
+    """After Stop the focus is in the search box, whose line editing wants Ctrl+E (end of line) for itself."""
+    window, search = wf.window, wf.window.transcript.search
+    window.activateWindow()
+    window.menu_actions()["Captions/Find in transcript"].trigger()
+    qtbot.waitUntil(search.hasFocus, timeout=3000)
+    for modifiers, title in ((Qt.ControlModifier, "Export transcript"), (SHIFT_CTRL, "Export selection")):
+        qtbot.keyClick(search, Qt.Key_E, modifiers)
+        dialogs = [d for d in window.findChildren(QFileDialog) if d.isVisible()]
+        assert [d.windowTitle() for d in dialogs] == [title]
+        dialogs[0].reject()
+        search.setFocus()
+    qtbot.keyClicks(search, "words")
+    qtbot.keyClick(search, Qt.Key_A, Qt.ControlModifier)  # the box's own editing keys still edit
+    qtbot.keyClick(search, Qt.Key_Backspace)
+    assert search.text() == ""
+
+
+@pytest.mark.skipif(
+    os.environ.get("QT_QPA_PLATFORM") == "xcb" or shutil.which("xvfb-run") is None, reason="needs xvfb-run"
+)
+def test_export_shortcuts_work_from_the_search_box_on_x11():
+    """Offscreen Qt edits text with the Windows keys; X11's take Ctrl+E (end of line): the test above, under Xvfb."""
+    test = f"{__file__}::test_export_shortcuts_work_from_the_search_box"
+    run = subprocess.run(
+        ["xvfb-run", "-a", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+        env={**os.environ, "QT_QPA_PLATFORM": "xcb"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-4000:] + run.stderr[-2000:]
 
 
 def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbot, wf, tmp_path):
