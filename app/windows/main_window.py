@@ -40,7 +40,7 @@ from app.workers.session_controller import SessionController
 from engine.errors import WhisperFlowError
 from engine.runtime.logs import log_file
 from engine.session.events import StreamUpdate
-from engine.session.exporters import FORMAT_NAMES, FORMATS, export, export_target
+from engine.session.exporters import FORMAT_NAMES, FORMATS, export, export_target, short_clock
 from engine.session.journal import SessionInfo, load_session, mark_recovered, unfinished_sessions
 from engine.session.transcript import SessionMeta, Transcript
 
@@ -277,7 +277,7 @@ class MainWindow(QMainWindow):
         words = len(self.transcript.words())
         self.session_label.setText(f"{words} words saved")
         if done is not None:
-            self.statusBar().showMessage(f"Session ended: {done.audio_s:.0f} s of audio, {words} words.", 15000)
+            self.statusBar().showMessage(f"Session ended: {short_clock(done.audio_s)} of audio, {words} words.", 15000)
 
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._started_at

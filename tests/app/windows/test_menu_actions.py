@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -184,6 +185,9 @@ def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbo
         start.trigger()  # Stop (a short file may also end by itself)
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
     assert start.text().replace("&", "") == "Start"
+    # the audio's length as Past sessions shows lengths (m:ss)
+    ended = re.compile(r"Session ended: 0:\d\d of audio, \d+ words\.")
+    qtbot.waitUntil(lambda: ended.fullmatch(window.statusBar().currentMessage()) is not None, timeout=5000)
 
     # File ▸ Export transcript…: the save dialog suggests "WhisperFlow <session start>" in the home folder
     window.menu_actions()["File/Export transcript…"].trigger()
