@@ -19,10 +19,14 @@ from testdata import DATA
 from app.main import WhisperFlowApp
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
+from engine.model.store import models_root
 from engine.runtime.logs import log_file
+from engine.runtime.paths import config_dir, log_dir
+from engine.session.journal import sessions_dir
 from engine.stream.config import POLICIES
 
 CLIP = DATA / "LJ001-0009.wav"
+REPO = Path(__file__).resolve().parents[3]
 SHIFT_CTRL = Qt.ControlModifier | Qt.ShiftModifier
 
 MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q, Ctrl+F / Cmd+F)
@@ -85,12 +89,17 @@ def test_setup_wizard_action_opens_the_wizard(qtbot, wf):
     wf.wizard.reject()
 
 
-def test_about_action_shows_version_model_and_licences(qtbot, wf):
+def test_about_action_shows_version_model_folders_and_licences(qtbot, wf, isolated_dirs):
     wf.window.menu_actions()["Help/About WhisperFlow"].trigger()
     dialogs = _shown(wf, AboutDialog)
     assert len(dialogs) == 1
     text = dialogs[0].text.text()
     assert "WhisperFlow" in text and "tiny.en" in text and "LJ Speech" in text and "MIT" in text
+    # the person's folders, named in words, and nothing of the repository (assets/, hushwords/, the checkout)
+    for folder in (sessions_dir(), config_dir(), models_root(), log_dir()):
+        assert str(folder) in text and str(folder).startswith(str(isolated_dirs))
+    assert "Transcripts" in text and "Log files" in text
+    assert "assets/" not in text and "hushwords/" not in text and str(REPO) not in text
     dialogs[0].close()
 
 
