@@ -46,5 +46,5 @@ def cmd_calibrate(args) -> int:
     print(table(profile))
     if args.png:
         print(f"plot: {plot(profile, Path(args.png))}", file=sys.stderr)
-    print(f"chosen: {profile.allocation.label()}")
+    print(f"chosen: {profile.allocation.label()} ({profile.reason})")
     return 0

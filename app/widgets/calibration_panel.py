@@ -1,9 +1,10 @@
-"""The thread-allocation profile in a person's words: the saved speed setting, and "Find the fastest setting"
-running the profiler with progress, cancel and its result table behind "Show details" (shared by the settings pane
-and the first-run wizard)."""
+"""The thread-allocation profile in a person's words: the saved speed setting and why it was chosen, and "Find the
+best setting" running the profiler with progress, cancel and its result table behind "Show details" (shared by the
+settings pane and the first-run wizard)."""
 
 from __future__ import annotations
 
+import html
 import threading
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -24,7 +25,7 @@ from app.workers.model_worker import ModelCache, load_cached
 from app.workers.threads import start_on_thread
 from engine.errors import WhisperFlowError
 from engine.runtime.mlx_thread import own_stream
-from engine.stream.profiler import calibrate, candidate_allocations
+from engine.stream.profiler import LATENCY_MARGIN, calibrate, candidate_allocations
 from engine.stream.profiles import CalibrationRow, Profile, load_profile
 
 
@@ -73,17 +74,6 @@ class CalibrationWorker(QObject):
 COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power", "Chosen")
 
 
-def describe(allocation) -> str:
-    """A speed setting in a person's words (the technical label is in the details table)."""
-    if not allocation.pipeline:
-        how = "one step at a time"
-    else:
-        where = "the graphics chip" if allocation.decoder == "gpu" else "the processor"
-        how = f"listening and writing overlapped (writing on {where})"
-    threads = {0: "", 1: ", 1 thread"}.get(allocation.blas_threads, f", {allocation.blas_threads} threads")
-    return how + threads
-
-
 def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
     def seconds(x: float | None) -> str:
         return "—" if x is None else f"{x:.2f} s"
@@ -91,7 +81,7 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
     watts = "—" if row.watts is None else f"{row.watts:.1f} W"  # where it comes from: the cell's tooltip
     chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
     return [
-        describe(row.allocation),
+        row.allocation.describe(),
         seconds(row.mean_latency_s),
         seconds(row.p90_latency_s),
         f"{100 * row.wer:.1f} %",
@@ -112,7 +102,7 @@ class CalibrationPanel(QWidget):
         self.cache = cache
         self.model_name = model_name
         self.summary = QLabel(wordWrap=True)
-        self.start_button = QPushButton("Find the fastest setting")
+        self.start_button = QPushButton("Find the best setting")
         self.cancel_button = QPushButton("Cancel", enabled=False)
         self.progress = QProgressBar(textVisible=True, maximum=1000)
         self.progress.setFormat("")
@@ -169,14 +159,16 @@ class CalibrationPanel(QWidget):
             self.summary.setText(
                 f"WhisperFlow has not yet measured which speed setting suits {model} on this "
                 f"computer, so it uses a safe one. Measuring plays a short bundled recording "
-                f"{count} times, once per setting, and keeps the fastest (a few minutes)."
+                f"{count} times, once per setting, and keeps the one using the least power among those within "
+                f"{round(100 * LATENCY_MARGIN)} % of the fastest (a few minutes)."
             )
             self.table.setVisible(False)
             self.details_button.setVisible(False)
             return
+        why = f"<br>Why: {html.escape(profile.reason)}." if profile.reason else ""
         self.summary.setText(
-            f"Speed setting found for this computer: <b>{describe(profile.allocation)}</b> "
-            f"(measured {profile.created[:16].replace('T', ' ')})."
+            f"Speed setting found for this computer: <b>{profile.allocation.describe()}</b> "
+            f"(measured {profile.created[:16].replace('T', ' ')}).{why}"
         )
         self.show_profile(profile)
 
@@ -233,7 +225,7 @@ class CalibrationPanel(QWidget):
         profile, self._result = self._result, None
         if profile is not None:
             self.refresh()
-            self.status.setText(f"Done: the fastest setting is saved ({describe(profile.allocation)}).")
+            self.status.setText(f"Done: the setting is saved ({profile.allocation.describe()}).")
             self.calibrated.emit(profile)
         self.stopped.emit()
 

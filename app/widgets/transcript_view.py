@@ -6,8 +6,17 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QAction,
+    QKeyEvent,
+    QKeySequence,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -93,12 +102,29 @@ class HighlightDelegate(QStyledItemDelegate):
         return QSize(int(doc.idealWidth()), int(doc.size().height()))
 
 
+class SearchBox(QLineEdit):
+    """The search field. A key one of its window's actions uses goes to that action, not to line editing (on X11 a
+    line edit takes Ctrl+E, Export transcript, for "end of line")."""
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.ShortcutOverride and self._window_uses(event):
+            event.ignore()  # not overridden: the window's shortcut fires
+            return True
+        return super().event(event)
+
+    def _window_uses(self, event: QKeyEvent) -> bool:
+        pressed = QKeySequence(event.keyCombination())
+        return any(
+            pressed in action.shortcuts() for action in self.window().findChildren(QAction) if action.isEnabled()
+        )
+
+
 class TranscriptView(QWidget):
     """Confirmed words as timestamped lines; the search box filters the lines shown."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.search = QLineEdit(placeholderText="Search the transcript", clearButtonEnabled=True)
+        self.search = SearchBox(placeholderText="Search the transcript", clearButtonEnabled=True)
         self.list = QListWidget()
         self.list.setWordWrap(True)
         self.list.setSelectionMode(QAbstractItemView.ExtendedSelection)

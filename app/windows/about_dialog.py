@@ -1,7 +1,9 @@
-"""Help ▸ About: the version, the model in use, and the licences of what the app bundles."""
+"""Help ▸ About: the version, the model in use, the folders where a person's files are, and the licences of what
+the app bundles."""
 
 from __future__ import annotations
 
+import html
 import platform
 from importlib import metadata
 
@@ -9,13 +11,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from app.widgets.app_icon import app_icon
+from engine.model.store import models_root
+from engine.runtime.paths import config_dir, log_dir
+from engine.session.journal import sessions_dir
 
 # What ships with the app besides its own code, and under which terms.
 BUNDLED = (
     ("Whisper tiny.en and base models", "OpenAI", "MIT licence"),
     ("mlx-whisper and MLX", "Apple", "MIT licence"),
-    ("Speech sample (assets/sample.wav)", "LJ Speech 1.1, Linda Johnson", "public domain"),
-    ("Hush words (hushwords/)", "WhisperFlow, trained on LJ Speech", "MIT licence"),
+    ("Speech sample", "LJ Speech 1.1, Linda Johnson", "public domain"),
+    ("Hush words", "WhisperFlow, trained on LJ Speech", "MIT licence"),
     ("Qt 6 through PySide6", "The Qt Company", "LGPL v3"),
     ("NumPy, OpenBLAS, PortAudio, libsndfile", "their authors", "BSD / MIT / LGPL"),
 )
@@ -28,13 +33,25 @@ def app_version() -> str:
         return "development"
 
 
+def your_folders() -> tuple[tuple[str, str], ...]:
+    """What WhisperFlow keeps for the person, and the folder it is in on this computer."""
+    return (
+        ("Transcripts", str(sessions_dir())),
+        ("Settings", str(config_dir())),
+        ("Models", str(models_root())),
+        ("Log files", str(log_dir())),
+    )
+
+
 def about_html(model: str) -> str:
     rows = "".join(f"<tr><td>{what}</td><td>{who}</td><td>{licence}</td></tr>" for what, who, licence in BUNDLED)
+    folders = "".join(f"<tr><td>{what}</td><td>{html.escape(folder)}</td></tr>" for what, folder in your_folders())
     return (
         f"<h2>WhisperFlow {app_version()}</h2>"
         "<p>On-device live captions. Speech is recognised on this computer; nothing is sent anywhere.</p>"
         f"<p>Model in use: <b>{model}</b><br>Running on {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}</p>"
+        f"<p><b>Your files</b></p><table cellspacing='0' cellpadding='3'>{folders}</table>"
         "<p><b>Bundled speech, models and libraries</b></p>"
         f"<table cellspacing='0' cellpadding='3'><tr><th align='left'>What</th><th align='left'>From</th>"
         f"<th align='left'>Licence</th></tr>{rows}</table>"

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSystemTrayIcon,
@@ -40,7 +41,7 @@ from app.workers.session_controller import SessionController
 from engine.errors import WhisperFlowError
 from engine.runtime.logs import log_file
 from engine.session.events import StreamUpdate
-from engine.session.exporters import FORMAT_NAMES, FORMATS, export
+from engine.session.exporters import FORMAT_NAMES, FORMATS, export, export_target, short_clock
 from engine.session.journal import SessionInfo, load_session, mark_recovered, unfinished_sessions
 from engine.session.transcript import SessionMeta, Transcript
 
@@ -57,14 +58,17 @@ log = logging.getLogger(__name__)
 
 
 def export_stem(meta: SessionMeta | None) -> str:
-    """A file name a person recognises: the app and the session's local start time."""
+    """A file name a person recognises: the app and the session's local start time ("WhisperFlow 2026-11-27 16h18").
+
+    No dot in it: a save dialog would take what follows a dot for an extension and replace or keep it.
+    """
     if meta is None or not meta.started_at:
         return "WhisperFlow transcript"
     try:
         started = datetime.fromisoformat(meta.started_at.replace("Z", "+00:00"))
     except ValueError:
         return "WhisperFlow transcript"
-    return f"WhisperFlow {started:%Y-%m-%d %H.%M}"
+    return f"WhisperFlow {started:%Y-%m-%d %Hh%M}"
 
 
 class MainWindow(QMainWindow):
@@ -283,7 +287,7 @@ class MainWindow(QMainWindow):
         words = len(self.transcript.words())
         self.session_label.setText(f"{words} words saved")
         if done is not None:
-            self.statusBar().showMessage(f"Session ended: {done.audio_s:.0f} s of audio, {words} words.", 15000)
+            self.statusBar().showMessage(f"Session ended: {short_clock(done.audio_s)} of audio, {words} words.", 15000)
 
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._started_at
@@ -396,33 +400,48 @@ class MainWindow(QMainWindow):
         self.settings_changed.emit()
         return written
 
-    def suggested_export_path(self) -> Path:
-        """The last export's folder (home at first) and "WhisperFlow 2026-11-23 14.05" (the session's start)."""
+    def suggested_export_path(self, selection: bool = False) -> Path:
+        """The last export's folder (home at first) and "WhisperFlow 2026-11-23 14h05" (the session's start),
+        with " (selection)" after it for a selection."""
         folder = Path(self.settings.export_dir) if self.settings.export_dir else Path.home()
         if not folder.is_dir():
             folder = Path.home()
-        return folder / export_stem(self.meta)
+        return folder / (export_stem(self.meta) + (" (selection)" if selection else ""))
 
     def export_dialog(self, selection: bool = False) -> QFileDialog:
         """The save dialog (window-modal, not blocking): in the last export's folder, named after the session."""
+        suggested = self.suggested_export_path(selection)
         dialog = QFileDialog(
             self,
             "Export selection" if selection else "Export transcript",
-            str(self.suggested_export_path().parent),
+            str(suggested.parent),
             ";;".join(EXPORT_FILTERS),
         )
         dialog.setAcceptMode(QFileDialog.AcceptSave)
-        dialog.selectFile(self.suggested_export_path().name)
+        dialog.selectFile(suggested.name)
         dialog.fileSelected.connect(lambda path: self._export_chosen(path, dialog.selectedNameFilter(), selection))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
 
     def _export_chosen(self, path: str, name_filter: str, selection: bool) -> None:
-        fmt = EXPORT_FILTERS.get(name_filter, "txt")
-        if not Path(path).suffix:
-            path += "." + fmt
-        self.export_to(path, Path(path).suffix.lstrip(".") if Path(path).suffix[1:] in FORMATS else fmt, selection)
+        """Export to the chosen name, its extension added for the chosen format where it has none of ours; a file
+        that the added extension names, which the dialog did not ask about, is replaced only if the person says so."""
+        target, fmt = export_target(path, EXPORT_FILTERS.get(name_filter, "txt"))
+        if target == Path(path) or not target.exists():
+            self.export_to(target, fmt, selection)
+            return
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Export selection" if selection else "Export transcript",
+            f"“{target.name}” already exists. Replace it?",
+            QMessageBox.Yes | QMessageBox.No,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.No)
+        box.button(QMessageBox.Yes).clicked.connect(lambda: self.export_to(target, fmt, selection))
+        box.finished.connect(box.deleteLater)
+        box.open()
 
     def open_session(self, session_id: str) -> bool:
         """Show a saved session in the transcript (only while not captioning)."""

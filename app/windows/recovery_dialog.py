@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QVBoxLayout, QWidget
 
-from app.windows.sessions_dialog import started_label
+from app.windows.sessions_dialog import preview_label, started_label
 from engine.session.journal import SessionInfo
 
 
@@ -31,9 +31,8 @@ class RecoveryDialog(QDialog):
         )
         self.list = QListWidget()
         for info in sessions:
-            self.list.addItem(
-                f"{started_label(info.started_at)} · {info.source} · {info.word_count} words\n“{info.preview}…”"
-            )
+            heading = f"{started_label(info.started_at)} · {info.source} · {info.word_count} words"
+            self.list.addItem(f"{heading}\n“{preview_label(info.preview)}”")
         buttons = QDialogButtonBox()
         self.recover_button = buttons.addButton("Recover", QDialogButtonBox.AcceptRole)
         self.later_button = buttons.addButton("Later", QDialogButtonBox.RejectRole)

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.widgets.transcript_view import timestamp
 from engine.errors import WhisperFlowError
-from engine.session.journal import SessionInfo, delete_session, list_sessions
+from engine.session.exporters import short_clock
+from engine.session.journal import PREVIEW_CHARS, SessionInfo, delete_session, list_sessions
 
 COLUMNS = ("Started", "Source", "Words", "Length", "Status", "Beginning")
 
@@ -31,6 +31,14 @@ def started_label(started_at: str) -> str:
         return datetime.fromisoformat(started_at).strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return started_at
+
+
+def preview_label(preview: str) -> str:
+    """A session's first words; a preview the journal cut short ends at a whole word, with "…"."""
+    if len(preview) < PREVIEW_CHARS:
+        return preview
+    whole = preview.rsplit(maxsplit=1)[0] if len(preview.split()) > 1 else preview
+    return whole.rstrip(",;:") + "…"
 
 
 def status_label(info: SessionInfo) -> str:
@@ -87,9 +95,9 @@ class SessionsDialog(QDialog):
                 started_label(info.started_at),
                 info.source,
                 str(info.word_count),
-                timestamp(info.duration_s),
+                short_clock(info.duration_s),
                 status_label(info),
-                info.preview,
+                preview_label(info.preview),
             )
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)

@@ -197,10 +197,11 @@ class ModelPage(QWizardPage):
 class CalibrationPage(QWizardPage):
     def __init__(self, settings: AppSettings, cache: ModelCache):
         super().__init__()
-        self.setTitle("Find the fastest setting for this computer")
+        self.setTitle("Find the best setting for this computer")
         self.setSubTitle(
             "WhisperFlow tries each way of sharing the work between the processor's cores on a short "
-            "bundled recording and keeps the one that shows words soonest."
+            "bundled recording and keeps the one using the least power among those that show words about as soon "
+            "as the fastest."
         )
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)

@@ -43,6 +43,19 @@ def format_for_path(path: str | os.PathLike) -> str:
     return _SUFFIXES[suffix]
 
 
+def export_target(path: str | os.PathLike, chosen_fmt: str) -> tuple[Path, str]:
+    """Where to write and in which format, for a name a person gave and the format they chose in the dialog.
+
+    A name that ends in an export suffix (.txt, .srt, .vtt, .json, .md, .markdown) keeps it and its format;
+    any other name keeps its dots ("Call 1.5 notes") and gets chosen_fmt's suffix added.
+    """
+    path = Path(path)
+    fmt = _SUFFIXES.get(path.suffix.lower())
+    if fmt is not None:
+        return path, fmt
+    return path.with_name(f"{path.name}.{chosen_fmt}"), chosen_fmt
+
+
 def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))
 

@@ -2,14 +2,16 @@
 
 Every allocation that exists in our stack (serial or pipelined, BLAS threads, handoff tokens,
 where the decoder runs) streams the bundled speech sample at real-time pace. Each is scored by
-per-word latency against the sample's offline word timings, with word error rate guarded; the
-fastest accepted allocation is saved as this machine's profile for the model.
+per-word latency against the sample's offline word timings, with word error rate guarded. Of the
+accepted allocations nearly as fast as the fastest (LATENCY_MARGIN), the one using the least power is
+saved as this machine's profile for the model, with the reason in a person's words.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.audio.files import load_audio
@@ -27,6 +29,7 @@ from engine.stream.round import Transcriber
 from engine.stream.runner import run_stream
 
 WER_SLACK = 0.05  # an allocation may be at most 5 points worse than the best WER to be chosen
+LATENCY_MARGIN = 0.10  # an allocation this much slower than the fastest still counts as fast enough
 
 Progress = Callable[[int, int, CalibrationRow | None], None]
 
@@ -72,18 +75,62 @@ def measure(
     )
 
 
-def choose(rows: list[CalibrationRow]) -> tuple[Allocation, list[CalibrationRow]]:
-    """The lowest mean latency among rows whose WER is within WER_SLACK of the best; rows marked."""
+@dataclass(frozen=True)
+class Choice:
+    """The allocation calibration keeps, every row marked accepted or not (WER), and why, in a person's words."""
+
+    allocation: Allocation
+    rows: list[CalibrationRow]
+    reason: str
+
+
+def _power(row: CalibrationRow, in_watts: bool) -> float:
+    return row.watts if in_watts else row.cpu_s_per_audio_s
+
+
+def _say_power(row: CalibrationRow, in_watts: bool) -> str:
+    return f"{row.watts:.1f} W" if in_watts else f"{row.cpu_s_per_audio_s:.2f} CPU s per audio s"
+
+
+def choose(rows: list[CalibrationRow]) -> Choice:
+    """Among rows whose WER is within WER_SLACK of the best and whose mean latency is within LATENCY_MARGIN of the
+    fastest of them, the one using the least power (watts if measured, else CPU s per audio s)."""
     measured = [r for r in rows if r.mean_latency_s is not None]
     if not measured:
-        return Allocation(False), rows
+        return Choice(Allocation(False), rows, "no setting could be measured, so the safe one is used")
     best_wer = min(r.wer for r in measured)
     marked = [
         CalibrationRow(**{**r.__dict__, "accepted": r.mean_latency_s is not None and r.wer <= best_wer + WER_SLACK})
         for r in rows
     ]
-    winner = min((r for r in marked if r.accepted), key=lambda r: r.mean_latency_s)
-    return winner.allocation, marked
+    accepted = [r for r in marked if r.accepted]
+    fastest = min(accepted, key=lambda r: r.mean_latency_s)
+    near = [r for r in accepted if r.mean_latency_s <= fastest.mean_latency_s * (1 + LATENCY_MARGIN)]
+    in_watts = all(r.watts is not None for r in near)  # else CPU time stands for power
+    winner = min(near, key=lambda r: (_power(r, in_watts), r.mean_latency_s))
+    return Choice(winner.allocation, marked, _reason(winner, fastest, near, accepted, in_watts))
+
+
+def _reason(
+    winner: CalibrationRow,
+    fastest: CalibrationRow,
+    near: list[CalibrationRow],
+    accepted: list[CalibrationRow],
+    in_watts: bool,
+) -> str:
+    """Why winner was chosen, in a person's words (shown with the profile)."""
+    margin = f"{round(100 * LATENCY_MARGIN)} %"
+    said = f"{winner.allocation.describe()}: {winner.mean_latency_s:.2f} s"
+    if winner is not fastest:
+        return (
+            f"{said}, within {margin} of the fastest ({fastest.mean_latency_s:.2f} s) "
+            f"at {_say_power(winner, in_watts)} instead of {_say_power(fastest, in_watts)}"
+        )
+    if len(near) > 1:
+        return f"{said}, the fastest, and at {_say_power(winner, in_watts)} the least power of those within {margin}"
+    if len(accepted) > 1:
+        return f"{said}, the fastest; no other setting came within {margin} of it"
+    return f"{said}, the only setting measured with few enough word errors"
 
 
 def calibrate(
@@ -108,8 +155,8 @@ def calibrate(
         rows.append(row)
     if progress:
         progress(len(allocations), len(allocations), rows[-1])
-    allocation, rows = choose(rows)
-    profile = Profile(machine_id(), loaded.name, allocation, rows)
+    choice = choose(rows)
+    profile = Profile(machine_id(), loaded.name, choice.allocation, choice.rows, reason=choice.reason)
     save_profile(profile)
     return profile
 

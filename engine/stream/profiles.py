@@ -35,6 +35,16 @@ class Allocation:
             return f"serial, {threads}"
         return f"pipeline, {threads}, handoff {self.handoff_tokens} tok, decode on {self.decoder}"
 
+    def describe(self) -> str:
+        """The allocation in a person's words (label() is the technical one)."""
+        if not self.pipeline:
+            how = "one step at a time"
+        else:
+            where = "the graphics chip" if self.decoder == "gpu" else "the processor"
+            how = f"listening and writing overlapped (writing on {where})"
+        threads = {0: "", 1: ", 1 thread"}.get(self.blas_threads, f", {self.blas_threads} threads")
+        return how + threads
+
 
 @dataclass(frozen=True)
 class CalibrationRow:
@@ -52,13 +62,14 @@ class CalibrationRow:
 
 @dataclass
 class Profile:
-    """The chosen allocation for one machine and model, with every row measured."""
+    """The chosen allocation for one machine and model, with every row measured and why it was chosen."""
 
     machine: str
     model: str
     allocation: Allocation
     rows: list[CalibrationRow] = field(default_factory=list)
     created: str = field(default_factory=lambda: datetime.now().astimezone().isoformat(timespec="seconds"))
+    reason: str = ""  # in a person's words (empty in profiles saved before reasons were kept)
 
 
 def machine_id() -> str:
@@ -88,8 +99,7 @@ def load_profile(model: str, machine: str | None = None) -> Profile | None:
     path = _path(model, machine or machine_id())
     try:
         d = json.loads(path.read_text())
-        return Profile(
-            d["machine"], d["model"], Allocation(**d["allocation"]), [_row_from(r) for r in d["rows"]], d["created"]
-        )
+        rows = [_row_from(r) for r in d["rows"]]
+        return Profile(d["machine"], d["model"], Allocation(**d["allocation"]), rows, d["created"], d.get("reason", ""))
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -1,14 +1,18 @@
-"""A transcript made by the real engine exports to every format (and each parses); past sessions reopen."""
+"""A transcript made by the real engine exports to every format (and each parses), under the name the save dialog
+proposes or one a person types; past sessions reopen."""
 
 from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
+from pathlib import Path
 
 import pytest
 import srt
 import webvtt
 from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 from testdata import DATA
 
 from app.main import WhisperFlowApp
@@ -95,3 +99,84 @@ def test_past_sessions_are_listed_and_reopened(captioned):
 def test_export_to_a_missing_folder_is_a_clear_message(captioned, tmp_path):
     assert captioned.window.export_to(tmp_path / "no" / "such" / "dir.srt") is None
     assert "does not exist" in captioned.window.banner_text.text()
+
+
+READ_BACK = {  # an export's words, read back as its format is read
+    "txt": lambda path: path.read_text(encoding="utf-8").split(),
+    "md": lambda path: [  # the paragraphs after "**[0:01]** "
+        word
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("**[")
+        for word in line.split("** ", 1)[1].split()
+    ],
+    "srt": lambda path: " ".join(c.content for c in srt.parse(path.read_text(encoding="utf-8"))).split(),
+    "vtt": lambda path: " ".join(c.text for c in webvtt.read(str(path))).split(),
+    "json": lambda path: [w["text"] for w in json.loads(path.read_text(encoding="utf-8"))["words"]],
+}
+
+
+def proposed_stem(window) -> str:
+    """The session's local start time as the export names it, worked out here from the session's metadata."""
+    return datetime.fromisoformat(window.meta.started_at).strftime("WhisperFlow %Y-%m-%d %Hh%M")
+
+
+def export_through_dialog(window, fmt: str, typed: str | None = None, selection: bool = False) -> QFileDialog:
+    """Export as a person does: open the save dialog, choose fmt's file type, type a name (or keep the proposed
+    one) and press Save."""
+    dialog = window.export_dialog(selection=selection)
+    dialog.selectNameFilter(next(f for f in dialog.nameFilters() if f"(*.{fmt})" in f))
+    if typed is not None:
+        dialog.selectFile(typed)
+    dialog.accept()
+    return dialog
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_proposed_name_and_a_name_with_dots_get_the_chosen_formats_extension(captioned, tmp_path, fmt):
+    window = captioned.window
+    assert window.open_session(window.open_sessions().sessions[0].session_id)
+    window.settings.export_dir = str(tmp_path)
+    export_through_dialog(window, fmt)
+    export_through_dialog(window, fmt, "Call 1.5 notes")
+    stem = proposed_stem(window)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{stem}.{fmt}", f"Call 1.5 notes.{fmt}"])
+    words = [w.text for w in window.transcript.words()]
+    assert all(READ_BACK[fmt](path) == words for path in tmp_path.iterdir())
+
+
+def test_export_selection_proposes_a_name_of_its_own(captioned, tmp_path):
+    window = captioned.window
+    assert window.open_session(window.open_sessions().sessions[0].session_id)
+    window.settings.export_dir = str(tmp_path)
+    stem = proposed_stem(window)
+    proposed = {}
+    for selection in (False, True):
+        dialog = window.export_dialog(selection=selection)
+        proposed[selection] = Path(dialog.selectedFiles()[0]).name
+        dialog.reject()
+    assert proposed == {False: stem, True: f"{stem} (selection)"}
+    export_through_dialog(window, "txt")
+    window.transcript.list.item(0).setSelected(True)
+    dialog = export_through_dialog(window, "txt", selection=True)
+    assert dialog.windowTitle() == "Export selection"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{stem} (selection).txt", f"{stem}.txt"]
+    selected = [w.text for w in window.transcript.lines[0].words]
+    assert (tmp_path / f"{stem} (selection).txt").read_text(encoding="utf-8").split() == selected
+    window.transcript.list.clearSelection()
+
+
+def test_a_file_the_added_extension_names_is_replaced_only_when_confirmed(qtbot, captioned, tmp_path):
+    window = captioned.window
+    window.settings.export_dir = str(tmp_path)
+    existing = tmp_path / "Call 1.5 notes.txt"
+    existing.write_text("kept\n", encoding="utf-8")
+    export_through_dialog(window, "txt", "Call 1.5 notes")
+    box = [b for b in window.findChildren(QMessageBox) if b.isVisible()][-1]
+    assert "Call 1.5 notes.txt" in box.text() and existing.read_text(encoding="utf-8") == "kept\n"
+    box.button(QMessageBox.No).click()
+    assert existing.read_text(encoding="utf-8") == "kept\n"
+    export_through_dialog(window, "txt", "Call 1.5 notes")
+    box = [b for b in window.findChildren(QMessageBox) if b.isVisible()][-1]
+    box.button(QMessageBox.Yes).click()
+    assert existing.read_text(encoding="utf-8").split() == [w.text for w in window.transcript.words()]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Call 1.5 notes.txt"]

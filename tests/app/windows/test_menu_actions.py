@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 from testdata import DATA
@@ -16,10 +20,15 @@ from app.main import WhisperFlowApp
 from app.settings import load_settings
 from app.windows.about_dialog import AboutDialog
 from app.windows.sessions_dialog import SessionsDialog
+from engine.model.store import models_root
 from engine.runtime.logs import log_file
+from engine.runtime.paths import config_dir, log_dir
+from engine.session.journal import sessions_dir
 from engine.stream.config import POLICIES
 
 CLIP = DATA / "LJ001-0009.wav"
+REPO = Path(__file__).resolve().parents[3]
+SHIFT_CTRL = Qt.ControlModifier | Qt.ShiftModifier
 
 MENU = {  # path: shortcut (a standard key is the platform's own: Ctrl+Q / Cmd+Q, Ctrl+F / Cmd+F)
     "File/Export transcript…": "Ctrl+E",
@@ -82,12 +91,17 @@ def test_setup_wizard_action_opens_the_wizard(qtbot, wf):
     wf.wizard.reject()
 
 
-def test_about_action_shows_version_model_and_licences(qtbot, wf):
+def test_about_action_shows_version_model_folders_and_licences(qtbot, wf, isolated_dirs):
     wf.window.menu_actions()["Help/About WhisperFlow"].trigger()
     dialogs = _shown(wf, AboutDialog)
     assert len(dialogs) == 1
     text = dialogs[0].text.text()
     assert "WhisperFlow" in text and "tiny.en" in text and "LJ Speech" in text and "MIT" in text
+    # the person's folders, named in words, and nothing of the repository (assets/, hushwords/, the checkout)
+    for folder in (sessions_dir(), config_dir(), models_root(), log_dir()):
+        assert str(folder) in text and str(folder).startswith(str(isolated_dirs))
+    assert "Transcripts" in text and "Log files" in text
+    assert "assets/" not in text and "hushwords/" not in text and str(REPO) not in text
     dialogs[0].close()
 
 
@@ -149,6 +163,40 @@ def test_find_action_focuses_the_search_box(qtbot, wf):
     qtbot.waitUntil(wf.window.transcript.search.hasFocus, timeout=3000)
 
 
+def test_export_shortcuts_work_from_the_search_box(qtbot, wf):
+    """After Stop the focus is in the search box, whose line editing wants Ctrl+E (end of line) for itself."""
+    window, search = wf.window, wf.window.transcript.search
+    window.activateWindow()
+    window.menu_actions()["Captions/Find in transcript"].trigger()
+    qtbot.waitUntil(search.hasFocus, timeout=3000)
+    for modifiers, title in ((Qt.ControlModifier, "Export transcript"), (SHIFT_CTRL, "Export selection")):
+        qtbot.keyClick(search, Qt.Key_E, modifiers)
+        dialogs = [d for d in window.findChildren(QFileDialog) if d.isVisible()]
+        assert [d.windowTitle() for d in dialogs] == [title]
+        dialogs[0].reject()
+        search.setFocus()
+    qtbot.keyClicks(search, "words")
+    qtbot.keyClick(search, Qt.Key_A, Qt.ControlModifier)  # the box's own editing keys still edit
+    qtbot.keyClick(search, Qt.Key_Backspace)
+    assert search.text() == ""
+
+
+@pytest.mark.skipif(
+    os.environ.get("QT_QPA_PLATFORM") == "xcb" or shutil.which("xvfb-run") is None, reason="needs xvfb-run"
+)
+def test_export_shortcuts_work_from_the_search_box_on_x11():
+    """Offscreen Qt edits text with the Windows keys; X11's take Ctrl+E (end of line): the test above, under Xvfb."""
+    test = f"{__file__}::test_export_shortcuts_work_from_the_search_box"
+    run = subprocess.run(
+        ["xvfb-run", "-a", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+        env={**os.environ, "QT_QPA_PLATFORM": "xcb"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-4000:] + run.stderr[-2000:]
+
+
 def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbot, wf, tmp_path):
     window = wf.window
     window.source_picker.choose_file(str(CLIP))
@@ -164,6 +212,9 @@ def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbo
         start.trigger()  # Stop (a short file may also end by itself)
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60000)
     assert start.text().replace("&", "") == "Start"
+    # the audio's length as Past sessions shows lengths (m:ss)
+    ended = re.compile(r"Session ended: 0:\d\d of audio, \d+ words\.")
+    qtbot.waitUntil(lambda: ended.fullmatch(window.statusBar().currentMessage()) is not None, timeout=5000)
 
     # File ▸ Export transcript…: the save dialog suggests "WhisperFlow <session start>" in the home folder
     window.menu_actions()["File/Export transcript…"].trigger()

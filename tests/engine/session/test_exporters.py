@@ -3,6 +3,7 @@
 import html
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from testdata import DATA
 
 from engine.audio.files import load_audio
 from engine.errors import WhisperFlowError
-from engine.session.exporters import FORMATS, export, format_for_path, render, short_clock
+from engine.session.exporters import FORMATS, export, export_target, format_for_path, render, short_clock
 from engine.session.transcript import (
     LINE_LIMITS,
     SUBTITLE_LIMITS,
@@ -211,6 +212,19 @@ def test_markup_is_escaped_and_format_comes_from_suffix_or_argument(tmp_path):
         export(t, tmp_path / "x.txt", fmt="pdf")
     with pytest.raises(WhisperFlowError, match="does not exist"):
         export(t, tmp_path / "missing" / "x.txt")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_name_gets_the_chosen_formats_extension_unless_it_ends_in_one_of_ours(fmt):
+    folder = Path("/exports")
+    assert export_target(folder / "Call 1.5 notes", fmt) == (folder / f"Call 1.5 notes.{fmt}", fmt)
+    assert export_target(folder / "WhisperFlow 2026-11-27 16h18", fmt) == (
+        folder / f"WhisperFlow 2026-11-27 16h18.{fmt}",
+        fmt,
+    )
+    assert export_target(folder / "notes.log", fmt) == (folder / f"notes.log.{fmt}", fmt)
+    for typed, its_format in (("talk.srt", "srt"), ("Talk.VTT", "vtt"), ("a.b.markdown", "md"), ("x.json", "json")):
+        assert export_target(folder / typed, fmt) == (folder / typed, its_format)
 
 
 def test_export_replaces_a_file_whole_and_leaves_no_temporary(tmp_path):

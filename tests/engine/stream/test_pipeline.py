@@ -10,7 +10,7 @@ from testdata import DATA
 
 from engine.audio.sources import FileSource, PacedFileSource
 from engine.stream.config import StreamConfig, build_processor, choose_allocation
-from engine.stream.profiler import calibrate, choose
+from engine.stream.profiler import calibrate
 from engine.stream.profiles import Allocation, load_profile
 from engine.stream.runner import run_stream
 
@@ -72,17 +72,6 @@ def test_interrupted_pipelined_cli_stream_exits_zero():
     threading.Timer(3.0, proc.send_signal, (signal.SIGINT,)).start()
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
-
-
-def test_choose_prefers_lowest_latency_within_wer_guard():
-    from engine.stream.profiles import CalibrationRow
-
-    fast_but_wrong = CalibrationRow(Allocation(True, 1, 4), 0.5, 0.9, 0.30, 0.4, None, "estimated")
-    good = CalibrationRow(Allocation(True, 2, 0), 0.8, 1.2, 0.05, 0.5, None, "estimated")
-    slow = CalibrationRow(Allocation(False, 2), 1.5, 2.0, 0.04, 0.6, None, "estimated")
-    allocation, rows = choose([fast_but_wrong, good, slow])
-    assert allocation == good.allocation
-    assert [r.accepted for r in rows] == [False, True, True]
 
 
 def test_calibrate_writes_a_profile_the_next_stream_loads(tiny_model, isolated_dirs):
