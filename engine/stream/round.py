@@ -174,10 +174,13 @@ class Transcriber:
         return twin
 
     def final_pass(self) -> Transcriber:
-        """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model,
-        padded to 30 s, at beam FINAL_BEAM without pruning, verification or guard."""
+        """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model, with
+        this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
+        without pruning, verification or guard. The hush word reads as well as padding there and costs less
+        (docs/bench/finalize)."""
+        padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(beam_size=FINAL_BEAM, decoder=self.decode_options.decoder)
-        return Transcriber(self.loaded, language=self.language, padding=PAD30, decode=decode)
+        return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode)
 
     @property
     def max_buffer_s(self) -> float:
