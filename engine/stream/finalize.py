@@ -4,8 +4,9 @@ The rounds confirm words fast, from a second or two of audio after each word; wh
 fraction of a second apart agree on the same guess. Once an utterance ends (the voice-activity detector hears a
 pause, the speech runs past a length limit, or the stream ends), its audio is decoded again together with up to
 CONTEXT_S of the audio before it, with the hush word (Transcriber.final_pass), at beam 5, prompted with the final
-text before that audio, as offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a fast first pass rescored
-at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own, so the rounds go on.
+text before that audio, as offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a
+fast first pass rescored at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own,
+so the rounds go on.
 """
 
 from __future__ import annotations
