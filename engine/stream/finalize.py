@@ -21,7 +21,7 @@ import numpy as np
 from engine.audio.files import SAMPLE_RATE
 from engine.session.events import FinalEvent, WordEvent
 from engine.session.words import Word
-from engine.stream.processor import RoundTranscriber
+from engine.stream.processor import RoundTranscriber, prompt_before
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,6 @@ EDGE_S = 0.1  # a decoded word starting this close to the audio's end is a guess
 MARGIN_S = 0.05  # a word of the final text ending this little after the audio's start is before it
 WINDOW_S = 28.0  # the most audio one final decoding hears (a 30 s window)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
-PROMPT_CHARS = 200  # the previous final text a decoding is prompted with, as a round's prompt
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
 
 
@@ -54,17 +53,6 @@ class _Utterance:
 
     first: int
     words: list[WordEvent]
-
-
-def prompt_text(words: list[Word], chars: int = PROMPT_CHARS) -> str:
-    """The last whole words of the final text, at most chars characters."""
-    kept, length = [], 0
-    for w in reversed(words):
-        if length + len(w.text) + 1 > chars:
-            break
-        kept.append(w.text)
-        length += len(w.text) + 1
-    return " ".join(reversed(kept))
 
 
 def plain(words: list[WordEvent]) -> list[Word]:
@@ -196,9 +184,9 @@ class Finalizer:
         """On the worker thread: the utterance decoded again (with the audio before it, whose words are the last
         utterance's, and the final text before that as the prompt), or its confirmed words where that failed."""
         start, end = span.start, span.end
-        before = [w for w in self.final_words if w.end <= span.heard_from + MARGIN_S]
         try:
-            said = self.transcriber.transcribe(audio, prompt_text(before)).words
+            prompt = prompt_before(self.final_words, span.heard_from + MARGIN_S)
+            said = self.transcriber.transcribe(audio, prompt).words
         except Exception:  # the confirmed words stand; the stream goes on
             log.exception("final pass failed over %.2f-%.2f s; the confirmed words stand", start, end)
             said = []
