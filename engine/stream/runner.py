@@ -114,7 +114,7 @@ def run_stream(
                 span = (processor.round_start, consumed / SAMPLE_RATE)
                 report(confirmed, time.perf_counter() - t, _level(chunk), span, processor.stats.skipped > skipped)
         rounds += 1
-        cut = stop.is_set() or failure is not None  # stopped mid-speech: the last word may be cut off
+        cut = failure is not None or not ended  # stopped mid-speech: the last word may be cut off
         finished = report(processor.finish(cut), 0.0, 0.0, None, cut=cut)
     finally:
         source.stop()
