@@ -17,11 +17,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
+from mlx_whisper.audio import CHUNK_LENGTH
 
 from engine.audio.files import SAMPLE_RATE
 from engine.session.events import FinalEvent, WordEvent
 from engine.session.words import Word
-from engine.stream.processor import RoundTranscriber, prompt_before
+from engine.stream.processor import ROOM_S, RoundTranscriber, prompt_before
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,8 @@ CONTEXT_S = 20.0  # audio before the utterance decoded with it, for context (its
 EDGE_S = 0.1  # a decoded word starting this close to the audio's end is a guess at how the speech goes on (a real
 # one ends before a pause, or before the gap where a long utterance is cut)
 MARGIN_S = 0.05  # a word of the final text ending this little after the audio's start is before it
-WINDOW_S = 28.0  # the most audio one final decoding hears (a 30 s window)
+WINDOW_S = CHUNK_LENGTH - ROOM_S  # the most audio one final decoding hears, as a round's (25 s; at 28 s the
+# long-form file's final text made 27 errors against 18: a nearly full window is read worse)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
 
