@@ -136,6 +136,21 @@ def final_record(event: FinalEvent) -> dict:
     }
 
 
+def word_from_record(record: dict) -> Word:
+    """The word in a word record, or in a final record's list of words."""
+    return Word(
+        str(record["text"]), float(record["start"]), float(record["end"]), float(record.get("probability", 1.0))
+    )
+
+
+def final_from_record(record: dict) -> FinalEvent:
+    """The final text a final record holds (final_record's, or a journal's line without its clocks)."""
+    words = [word_from_record(w) for w in record["words"]]
+    return FinalEvent(
+        int(record["first"]), int(record["count"]), words, record.get("ended", 0.0), record.get("clock", 0.0)
+    )
+
+
 def dropped_record(event: DroppedEvent) -> dict:
     return {"type": "dropped", "start": round(event.start, 3), "end": round(event.end, 3), "reason": event.reason}
 

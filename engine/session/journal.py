@@ -27,7 +27,7 @@ from pathlib import Path
 from engine.errors import DiskFullError, WhisperFlowError
 from engine.runtime import paths
 from engine.runtime.safe_write import fsync_dir, is_disk_full, write_file_atomic
-from engine.session.events import FinalEvent
+from engine.session.events import FinalEvent, final_from_record, word_from_record
 from engine.session.final_text import FinalText
 from engine.session.transcript import SessionMeta, Transcript, join_words, now_iso
 from engine.session.words import Word
@@ -89,17 +89,13 @@ def _line(record: Word | FinalEvent) -> str:
     return _final_line(record) if isinstance(record, FinalEvent) else _word_line(record)
 
 
-def _parse_word(r: dict) -> Word:
-    return Word(str(r["text"]), float(r["start"]), float(r["end"]), float(r.get("probability", 1.0)))
-
-
 def _parse_line(line: bytes) -> Word | FinalEvent | None:
     """The word or final text on one journal line, or None for a torn or damaged line."""
     try:
         r = json.loads(line)
         if r.get("type") == "final":
-            return FinalEvent(int(r["first"]), int(r["count"]), [_parse_word(w) for w in r["words"]], 0.0)
-        return _parse_word(r)
+            return final_from_record(r)
+        return word_from_record(r)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -105,7 +105,12 @@ class Finalizer:
         return self.audio_start + len(self.audio) / SAMPLE_RATE
 
     def add_audio(self, chunk: np.ndarray) -> None:
+        """Keep the stream's audio from where it may still be decoded; while no confirmed word waits (silence, or
+        speech not confirmed yet), only the last KEEP_AUDIO_S, which a word confirmed later may start in."""
         self.audio = np.concatenate([self.audio, chunk.astype(np.float32)])
+        if not self.utterance.words and len(self.audio) > KEEP_AUDIO_S * SAMPLE_RATE:
+            cut = len(self.audio) - int(KEEP_AUDIO_S * SAMPLE_RATE)
+            self.audio, self.audio_start = self.audio[cut:], self.audio_start + cut / SAMPLE_RATE
 
     def add_confirmed(self, words: list[WordEvent]) -> None:
         if not self.utterance.words:
@@ -120,12 +125,9 @@ class Finalizer:
 
     def check_length(self) -> None:
         """Speech without a pause: once the utterance's audio is over the limit, finalize it up to the widest gap
-        between two confirmed words in its second half (else up to its last confirmed word but one). Without
-        words waiting, only the audio a word confirmed later may start in is kept."""
+        between two confirmed words in its second half (else up to its last confirmed word but one)."""
         words = self.utterance.words
         if not words:
-            self.audio = self.audio[-int(KEEP_AUDIO_S * SAMPLE_RATE) :]
-            self.audio_start = self.audio_end - len(self.audio) / SAMPLE_RATE
             return
         if words[-1].end - self._decode_from(words[0]) < self.max_utterance_s:
             return

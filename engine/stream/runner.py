@@ -167,7 +167,10 @@ def _finals(
     if ended:
         done = finalizer.finish(cut)
     else:
-        finalizer.pause() if paused else finalizer.check_length()
+        if paused:
+            finalizer.pause()
+        else:
+            finalizer.check_length()
         done = finalizer.ready()
     now = round(clock(), 5)
     return [replace(f, clock=now) for f in done]

@@ -7,21 +7,16 @@ from dataclasses import asdict
 
 from engine.scoring.align import align
 from engine.scoring.wer import WerCounts, normalize_text, wer_counts
-from engine.session.events import FinalEvent, WordEvent
+from engine.session.events import FinalEvent, WordEvent, final_from_record
 from engine.session.final_text import FinalText
-from engine.session.words import Word
 
 TEXT_KEYS = {"confirmed": "wer", "final": "final_wer"}  # which WER counts of a stream record score which text
-
-
-def _word(record: dict) -> Word:
-    return Word(str(record["text"]), float(record["start"]), float(record["end"]), float(record.get("probability", 1)))
 
 
 def final_events(records: list[dict]) -> list[FinalEvent]:
     """The final records among stream-format JSON records (``{"type": "final", ...}``, engine's final_record)."""
     finals = [r for r in records if r.get("type") == "final"]
-    return [FinalEvent(r["first"], r["count"], [_word(w) for w in r["words"]], r["ended"], r["clock"]) for r in finals]
+    return [final_from_record(r) for r in finals]
 
 
 def text_counts(record: dict, text: str) -> WerCounts:
