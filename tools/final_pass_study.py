@@ -34,20 +34,25 @@ class Recording:
 
 @dataclass(frozen=True)
 class Variant:
-    """A final pass: seconds of context before the utterance, beam size, and padding (pad30 or hush)."""
+    """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), and whether the
+    final text already heard guides the decoding through the context (Finalizer's guided)."""
 
     name: str
     context_s: float
     beam: int
     padding: str
+    guided: bool = False
+    sure: float = 2.0
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
-        context, beam, padding = rest.split(":")
-        if padding not in ("pad30", "hush"):
-            raise SystemExit(f"--variant {spec}: padding is pad30 or hush")
-        return cls(name, float(context), int(beam), padding)
+        context, beam, padding, *flags = rest.split(":")
+        guided = "guided" in flags
+        sure = [float(f.removeprefix("sure")) for f in flags if f.startswith("sure")]
+        if padding not in ("pad30", "hush") or len(flags) != guided + len(sure):
+            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided and :sureP")
+        return cls(name, float(context), int(beam), padding, guided, sure[0] if sure else 2.0)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -97,7 +102,8 @@ def final_transcriber(loaded, variant: Variant):
     from engine.stream.round import Transcriber
 
     padding = PAD30 if variant.padding == "pad30" else replace(hush_choice(loaded).padding, min_seconds=0.0)
-    return Transcriber(loaded, padding=padding, decode=DecodeOptions(beam_size=variant.beam))
+    decode = DecodeOptions(beam_size=variant.beam, beam_pruning=variant.guided, verify_reference=variant.guided)
+    return Transcriber(loaded, padding=padding, decode=decode)
 
 
 def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, float]:
@@ -112,7 +118,10 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         return future
 
     audio = load_audio(path)
-    finalizer = Finalizer(final_transcriber(loaded, variant), now, lambda: 0.0, context_s=variant.context_s)
+    transcriber = final_transcriber(loaded, variant)
+    finalizer = Finalizer(
+        transcriber, now, lambda: 0.0, context_s=variant.context_s, guided=variant.guided, sure=variant.sure
+    )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
     for call in rec.calls:
@@ -137,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", default="../shared/corpus/manifest.tsv")
     p.add_argument("--kind", nargs="+", default=["narrowband", "sentences", "accented", "short", "long_derived"])
     p.add_argument("--step", type=int, default=1, help="every STEP-th file of each kind")
-    p.add_argument("--variant", nargs="+", default=["ctx20=20:5:pad30"], metavar="NAME=CONTEXT_S:BEAM:PADDING")
+    p.add_argument(
+        "--variant", nargs="+", default=["ctx20=20:5:pad30"], metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided][:sureP]"
+    )
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)
     prepare()

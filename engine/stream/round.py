@@ -176,10 +176,13 @@ class Transcriber:
     def final_pass(self) -> Transcriber:
         """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model, with
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
-        without pruning, verification or guard. The hush word reads as well as padding there and costs less
-        (docs/bench/finalize)."""
+        without the guard. Given a reference (the final text already heard before the utterance), it re-reads that
+        at beam 1, checked in one pass, and decodes the rest at the full beam. The hush word reads as well as
+        padding there and costs less (docs/bench/finalize)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
-        decode = DecodeOptions(beam_size=FINAL_BEAM, decoder=self.decode_options.decoder)
+        decode = DecodeOptions(
+            beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder
+        )
         return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode)
 
     @property
