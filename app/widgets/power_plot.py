@@ -14,8 +14,9 @@ from engine.power import PowerUnavailable, default_meter
 
 HISTORY = 120  # samples shown (one a second: two minutes)
 PERIOD_MS = 1000
+Y_PADDING = 0.1  # room for the end labels ("0", the top): pyqtgraph drops a label that overflows the plot
 IDLE_WATTS = 5.0  # the power plot's least top: an idle computer's draw sits low on it, not magnified to fill it
-TIME_TICKS = [(-120, "2 min ago"), (-90, "90 s ago"), (-60, "1 min ago"), (-30, "30 s ago"), (0, "now")]
+TIME_TICKS = [(-90, "90 s ago"), (-60, "1 min ago"), (-30, "30 s ago"), (0, "now")]  # two minutes shown
 
 
 def watts_ceiling(watts) -> float:
@@ -87,12 +88,13 @@ class PowerPlot(QWidget):
             axes.showGrid(y=True, alpha=0.3)
             axes.setMouseEnabled(x=False, y=False)
             axes.hideButtons()
-            axes.setXRange(1 - HISTORY, 0, padding=0.02)
+            axes.setXRange(-HISTORY, 5, padding=0)  # room right of "now" for its label
             for side in ("left", "bottom"):
                 axes.getAxis(side).enableAutoSIPrefix(False)  # plain numbers, never "(x0.001)"
             axes.getAxis("bottom").setTicks([TIME_TICKS])
-        self.power_axes.setYRange(0, IDLE_WATTS, padding=0)
-        self.cpu_axes.setYRange(0, 100, padding=0)
+        self._set_power_top(IDLE_WATTS)
+        self.cpu_axes.setYRange(0, 100, padding=Y_PADDING)
+        self.cpu_axes.getAxis("left").setTicks([[(v, str(v)) for v in (0, 50, 100)]])
         self.cpu_axes.getAxis("bottom").setHeight(28)
         self.power_curve = self.power_axes.plot(pen=pg.mkPen("#f0883e", width=2))
         self.cpu_curve = self.cpu_axes.plot(pen=pg.mkPen("#58a6ff", width=2))
@@ -135,7 +137,12 @@ class PowerPlot(QWidget):
         xs = [i - len(self.cpu) + 1 for i in range(len(self.cpu))]
         self.power_curve.setData(xs, list(self.watts), connect="finite")
         self.cpu_curve.setData(xs, list(self.cpu))
-        self.power_axes.setYRange(0, watts_ceiling(self.watts), padding=0)
+        self._set_power_top(watts_ceiling(self.watts))
+
+    def _set_power_top(self, top: float) -> None:
+        """The power axis from 0 to top, labelled at 0, half way and the top (pyqtgraph would drop the 0)."""
+        self.power_axes.setYRange(0, top, padding=Y_PADDING)
+        self.power_axes.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, top / 2, top)]])
 
     def showEvent(self, event) -> None:
         self.start()

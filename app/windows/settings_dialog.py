@@ -233,7 +233,7 @@ class SettingsDialog(QDialog):
         inner = QVBoxLayout(profile)
         self.calibration = CalibrationPanel(cache, lambda: self.settings.model)
         inner.addWidget(self.calibration)
-        power = QGroupBox("Power draw and CPU load")
+        power = QGroupBox("Power and processor use")
         inner = QVBoxLayout(power)
         self.power_plot = PowerPlot()
         inner.addWidget(self.power_plot)

@@ -206,9 +206,8 @@ class CalibrationPage(QWizardPage):
         super().__init__()
         self.setTitle("Find the best setting for this computer")
         self.setSubTitle(
-            "WhisperFlow tries each way of sharing the work between the processor's cores on a short "
-            "bundled recording and keeps the one using the least power among those that show words about as soon "
-            "as the fastest."
+            "WhisperFlow tries a few ways of sharing the work on a short recording and keeps the one using the "
+            "least power that is about as quick as the fastest."
         )
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
