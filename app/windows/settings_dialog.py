@@ -153,7 +153,7 @@ class SettingsDialog(QDialog):
         self.language_note = _hint("")
         form.addRow("", self.language_note)
         self._update_language_state()
-        self.low_power_box = QCheckBox("Save battery")
+        self.low_power_box = QCheckBox("Low power")
         self.low_power_box.setChecked(self.settings.low_power)
         self.low_power_box.toggled.connect(self._low_power_changed)
         form.addRow(self.low_power_box)
