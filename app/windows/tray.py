@@ -1,11 +1,43 @@
-"""The tray (menu-bar) icon: start and stop captions, show the captions or the main window, quit."""
+"""The tray (menu-bar) icon: start and stop captions, show the captions or the main window, quit.
+
+Where the desktop has a tray (every Mac: the menu bar), the icon shows, and closing the main window while captions
+run keeps them running behind it; closed while idle, or where there is no tray, the window quits the app.
+"""
 
 from __future__ import annotations
+
+import sys
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
 from app.widgets.app_icon import app_icon
+
+
+def tray_available() -> bool:
+    """Whether this desktop shows tray icons (the main window shows its icon only then)."""
+    return QSystemTrayIcon.isSystemTrayAvailable()
+
+
+def tray_place(platform: str = sys.platform) -> str:
+    """Where the icon sits, as the person's desktop names it."""
+    return "menu bar" if platform == "darwin" else "system tray"
+
+
+def closing_behaviour(tray: bool, platform: str = sys.platform) -> str:
+    """What starting captions and closing the main window do here, in a person's words (HTML)."""
+    if not tray:
+        return (
+            "<p>Press <b>Start</b> (Ctrl+Return) in the main window to start captions.</p>"
+            "<p>Closing the main window stops captions and quits WhisperFlow.</p>"
+        )
+    place = tray_place(platform)
+    return (
+        f"<p>Press <b>Start</b> (Ctrl+Return) in the main window, or choose <b>Start captions</b> from the "
+        f"WhisperFlow icon in the {place}, to start captions.</p>"
+        f"<p>Closing the main window while captions run keeps them running: the icon in the {place} stops them "
+        "or opens the window again. Closing it while nothing is captioned quits WhisperFlow.</p>"
+    )
 
 
 class TrayIcon(QSystemTrayIcon):

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 from app.settings import AppSettings
 from app.widgets.calibration_panel import CalibrationPanel
 from app.widgets.level_meter import LevelMeter
+from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.source_picker import SourcePicker
 from app.windows.caption_window import CaptionWindow
+from app.windows.tray import closing_behaviour, tray_available
 from app.workers.level_probe import LevelProbe
 from app.workers.model_worker import ModelCache, ModelWorker
 from app.workers.threads import start_on_thread
@@ -130,8 +132,12 @@ class ModelPage(QWizardPage):
         self.combo = ModelPicker(settings.model)
         self.progress = QProgressBar(maximum=1000, textVisible=True)
         self.status = QLabel(wordWrap=True)
+        self.installer = ModelInstaller(self)
+        self.installer.installed.connect(self.combo.set_name)  # the picker then prepares it
         form = QFormLayout(self)
         form.addRow("Model", self.combo)
+        if self.installer.buttons:
+            form.addRow("", self.installer)
         form.addRow("", self.progress)
         form.addRow("", self.status)
         form.addRow(
@@ -190,6 +196,7 @@ class ModelPage(QWizardPage):
         return self._ready
 
     def shutdown(self) -> None:
+        self.installer.shutdown()
         if self._thread is not None:
             self._thread.wait()
 
@@ -199,9 +206,8 @@ class CalibrationPage(QWizardPage):
         super().__init__()
         self.setTitle("Find the best setting for this computer")
         self.setSubTitle(
-            "WhisperFlow tries each way of sharing the work between the processor's cores on a short "
-            "bundled recording and keeps the one using the least power among those that show words about as soon "
-            "as the fastest."
+            "WhisperFlow tries a few ways of sharing the work on a short recording and keeps the one using the "
+            "least power that is about as quick as the fastest."
         )
         self.panel = CalibrationPanel(cache, lambda: settings.model)
         layout = QVBoxLayout(self)
@@ -264,19 +270,20 @@ class PreviewPage(QWizardPage):
 
 
 class DonePage(QWizardPage):
-    def __init__(self):
+    """How to start captions and what closing the window does, as this desktop does it (with a tray or not)."""
+
+    def __init__(self, tray: bool | None = None):
         super().__init__()
         self.setTitle("All set")
         layout = QVBoxLayout(self)
-        layout.addWidget(
-            _text(
-                "<p>Press <b>Start</b> (Ctrl+Return) in the main window, or use the tray icon, to start captions.</p>"
-                "<p>The transcript fills in as people speak. Search it with Ctrl+F, export it with Ctrl+E, and find "
-                "earlier sessions under File ▸ Past sessions. If WhisperFlow ever stops unexpectedly, the next start "
-                "offers to recover everything that was captioned.</p>"
-                "<p>You can run this setup again from Tools ▸ Setup wizard.</p>"
-            )
+        self.text = _text(
+            closing_behaviour(tray_available() if tray is None else tray)
+            + "<p>The transcript fills in as people speak. Search it with Ctrl+F, export it with Ctrl+E, and find "
+            "earlier sessions under File ▸ Past sessions. If WhisperFlow ever stops unexpectedly, the next start "
+            "offers to recover everything that was captioned.</p>"
+            "<p>You can run this setup again from Tools ▸ Setup wizard.</p>"
         )
+        layout.addWidget(self.text)
         layout.addStretch(1)
 
 

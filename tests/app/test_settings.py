@@ -34,7 +34,7 @@ def test_settings_persist_across_restarts(qtbot, make_app):
     wf = make_app()
     dialog = wf.window.open_settings()
     dialog.step_spin.setValue(1.5)
-    dialog.beam_spin.setValue(3)
+    dialog.accuracy_slider.setValue(3)
     assert dialog.toggles["hush"].isChecked()  # `flow` uses the hush word
     dialog.toggles["hush"].setChecked(False)
     dialog.toggles["pipeline"].setChecked(True)

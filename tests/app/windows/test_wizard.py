@@ -8,6 +8,8 @@ from testdata import DATA
 
 from app.main import WhisperFlowApp
 from app.settings import load_settings
+from app.windows.tray import closing_behaviour, tray_available
+from engine.audio.sources import PacedFileSource
 from engine.stream.profiles import Allocation
 
 CLIP = DATA / "LJ001-0009.wav"
@@ -87,3 +89,31 @@ def test_skipping_the_wizard_still_gives_a_working_app(qtbot, first_start):
     assert wf.window.isVisible()
     wf.window.wizard_requested.emit()  # ... but still available from the menu
     assert wf.wizard is not None and wf.wizard.isVisible()
+
+
+def test_the_last_page_says_what_closing_the_window_does_and_it_does_that(qtbot, first_start):
+    wf = first_start
+    wf.start()
+    text = wf.wizard.done_page.text.text()
+    wf.wizard.reject()
+    window = wf.window
+    tray = window.tray.isVisible()
+    assert tray == tray_available()
+    assert ("icon" in text) == tray  # no tray here (Xvfb, offscreen): the page mentions none
+    window.controller.start("Clip", lambda: PacedFileSource(CLIP), "realtime")
+    qtbot.waitUntil(lambda: window.controller.state == "running", timeout=30000)
+    if tray:
+        window.close()
+        assert not window.isVisible() and window.controller.state == "running"
+    else:
+        assert "Closing the main window stops captions and quits WhisperFlow." in text
+        with qtbot.waitSignal(window.closed, timeout=30000):  # the app quits on it (app.main.run_app)
+            window.close()
+        assert not window.isVisible()
+
+
+def test_with_a_tray_the_page_says_where_the_icon_is():
+    mac, linux = closing_behaviour(True, "darwin"), closing_behaviour(True, "linux")
+    assert "icon in the menu bar" in mac and "icon in the system tray" in linux
+    assert "keeps them running" in mac and "quits WhisperFlow" in mac
+    assert "icon" not in closing_behaviour(False, "darwin")
