@@ -30,7 +30,7 @@ from app.widgets.app_icon import app_icon
 from app.widgets.level_meter import LevelMeter
 from app.widgets.screen_fit import clamped, mostly_on_a_screen, nearest_screen
 from app.widgets.source_picker import SourceChoice, SourcePicker
-from app.widgets.transcript_view import TranscriptView, timestamp
+from app.widgets.transcript_view import TranscriptView
 from app.windows.caption_window import CaptionWindow
 from app.windows.recovery_dialog import RecoveryDialog
 from app.windows.sessions_dialog import SessionsDialog
@@ -291,7 +291,7 @@ class MainWindow(QMainWindow):
 
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._started_at
-        self.session_label.setText(f"{self.meta.source if self.meta else ''} · {timestamp(elapsed)}")
+        self.session_label.setText(f"{self.meta.source if self.meta else ''} · {short_clock(elapsed)}")
 
     def _state_changed(self, state: str) -> None:
         running = state in ("running", "stopping")

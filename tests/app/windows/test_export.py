@@ -18,6 +18,7 @@ from testdata import DATA
 from app.main import WhisperFlowApp
 from engine.audio.sources import FileSource
 from engine.session.exporters import FORMATS
+from engine.session.paragraphs import paragraphs
 
 CLIPS = [DATA / "LJ001-0009.wav", DATA / "LJ001-0008.wav"]
 
@@ -69,16 +70,21 @@ def test_export_writes_every_format_and_each_parses(captioned, tmp_path):
     exported = data["words"]
     assert [w["text"] for w in exported] == [w.text for w in words]
     assert all(0 <= w["start"] <= w["end"] and 0 <= w["confidence"] <= 1 for w in exported)
-    assert written["txt"].read_text(encoding="utf-8").split() == [w.text for w in words]
+    paragraphs_written = written["txt"].read_text(encoding="utf-8").strip().split("\n\n")
+    assert [line.split("  ", 1)[1] for line in paragraphs_written] == [p.text for p in paragraphs(words)]
+    assert paragraphs_written[0].startswith("0:00  ")
     assert "books" in written["md"].read_text(encoding="utf-8")
 
 
 def test_exporting_a_selection_writes_only_the_selected_lines(captioned, tmp_path):
     view = captioned.window.transcript
-    assert view.lines
-    view.list.item(len(view.lines) - 1).setSelected(True)
+    assert view.paragraphs
+    view.list.item(len(view.paragraphs) - 1).setSelected(True)
     path = captioned.window.export_to(tmp_path / "part.txt", "txt", selection=True)
-    assert path.read_text(encoding="utf-8").split() == [w.text for w in view.lines[-1].words]
+    assert (
+        path.read_text(encoding="utf-8")
+        == f"{view.margin_time(len(view.paragraphs) - 1)}  {view.paragraphs[-1].text}\n"
+    )
     view.list.clearSelection()
     assert captioned.window.export_to(tmp_path / "none.txt", "txt", selection=True) is None
     assert "Select one or more lines" in captioned.window.banner_text.text()
@@ -160,8 +166,8 @@ def test_export_selection_proposes_a_name_of_its_own(captioned, tmp_path):
     dialog = export_through_dialog(window, "txt", selection=True)
     assert dialog.windowTitle() == "Export selection"
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{stem} (selection).txt", f"{stem}.txt"]
-    selected = [w.text for w in window.transcript.lines[0].words]
-    assert (tmp_path / f"{stem} (selection).txt").read_text(encoding="utf-8").split() == selected
+    selected = window.transcript.paragraphs[0].text
+    assert (tmp_path / f"{stem} (selection).txt").read_text(encoding="utf-8").split("  ", 1)[1] == selected + "\n"
     window.transcript.list.clearSelection()
 
 
