@@ -108,7 +108,12 @@ def test_export_to_a_missing_folder_is_a_clear_message(captioned, tmp_path):
 
 
 READ_BACK = {  # an export's words, read back as its format is read
-    "txt": lambda path: path.read_text(encoding="utf-8").split(),
+    "txt": lambda path: [  # the paragraphs after "0:01  "
+        word
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line
+        for word in line.split("  ", 1)[1].split()
+    ],
     "md": lambda path: [  # the paragraphs after "**[0:01]** "
         word
         for line in path.read_text(encoding="utf-8").splitlines()
@@ -137,6 +142,14 @@ def export_through_dialog(window, fmt: str, typed: str | None = None, selection:
     return dialog
 
 
+def said(window, fmt: str) -> list[str]:
+    """The transcript's words as fmt writes them: as prose (engine.session.paragraphs) in TXT and Markdown."""
+    words = window.transcript.words()
+    if fmt in ("txt", "md"):
+        return [text for p in paragraphs(words) for text in p.text.split()]
+    return [w.text for w in words]
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_proposed_name_and_a_name_with_dots_get_the_chosen_formats_extension(captioned, tmp_path, fmt):
     window = captioned.window
@@ -146,8 +159,7 @@ def test_the_proposed_name_and_a_name_with_dots_get_the_chosen_formats_extension
     export_through_dialog(window, fmt, "Call 1.5 notes")
     stem = proposed_stem(window)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{stem}.{fmt}", f"Call 1.5 notes.{fmt}"])
-    words = [w.text for w in window.transcript.words()]
-    assert all(READ_BACK[fmt](path) == words for path in tmp_path.iterdir())
+    assert all(READ_BACK[fmt](path) == said(window, fmt) for path in tmp_path.iterdir())
 
 
 def test_export_selection_proposes_a_name_of_its_own(captioned, tmp_path):
@@ -184,5 +196,5 @@ def test_a_file_the_added_extension_names_is_replaced_only_when_confirmed(qtbot,
     export_through_dialog(window, "txt", "Call 1.5 notes")
     box = [b for b in window.findChildren(QMessageBox) if b.isVisible()][-1]
     box.button(QMessageBox.Yes).click()
-    assert existing.read_text(encoding="utf-8").split() == [w.text for w in window.transcript.words()]
+    assert READ_BACK["txt"](existing) == said(window, "txt")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Call 1.5 notes.txt"]
