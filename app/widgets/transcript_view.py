@@ -1,12 +1,12 @@
-"""The scrolling, searchable transcript: one line per sentence (or up to a pause), each with its start time;
-the words the model was unsure of are underlined dotted."""
+"""The scrolling, searchable transcript as prose: paragraphs (engine.session.paragraphs) with their start times in the
+margin; the words the model was unsure of are underlined dotted."""
 
 from __future__ import annotations
 
 import html
 import re
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAction,
@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -31,19 +32,17 @@ from PySide6.QtWidgets import (
 )
 
 from engine.session.events import FinalEvent
+from engine.session.exporters import short_clock
 from engine.session.final_text import FinalPlacer
-from engine.session.transcript import LINE_LIMITS, Cue, group_cues, join_words
+from engine.session.paragraphs import Paragraph, paragraphs
+from engine.session.transcript import join_words
 from engine.session.words import Word
-
-
-def timestamp(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    h, rest = divmod(seconds, 3600)
-    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
-
 
 HIGHLIGHT = "background-color: #ffd54f; color: #000000;"
 UNSURE_ROLE = Qt.UserRole + 1  # an item's (start, end) character ranges of unsure words
+TIME_ROLE = Qt.UserRole + 2  # a paragraph's start time, as the margin shows it ("1:05")
+MARGIN = 64  # the time column's width, in pixels
+SPACING = 6  # above and below each paragraph
 
 
 def highlighted_html(text: str, query: str) -> str:
@@ -56,20 +55,25 @@ def highlighted_html(text: str, query: str) -> str:
     )
 
 
-class HighlightDelegate(QStyledItemDelegate):
-    """Draws a transcript line with the search matches highlighted (wrapping like the plain item)."""
+class ParagraphDelegate(QStyledItemDelegate):
+    """Draws a paragraph: its time in the margin, its text wrapped beside it with the search matches highlighted and
+    the unsure words underlined dotted."""
 
     def __init__(self, view: TranscriptView):
         super().__init__(view)
         self.view = view
 
+    def _text_width(self, option) -> int:
+        width = option.rect.width() if option.rect.width() > 0 else self.view.list.viewport().width()
+        return max(50, width - MARGIN - SPACING)
+
     def _document(self, option, index) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
-        doc.setDocumentMargin(2)
+        doc.setDocumentMargin(0)
         # pre-wrap keeps every space, so character offsets in the document are those of the item's text
-        line = highlighted_html(index.data(), self.view.search.text().strip())
-        doc.setHtml(f'<span style="white-space: pre-wrap">{line}</span>')
+        text = highlighted_html(index.data(), self.view.search.text().strip())
+        doc.setHtml(f'<span style="white-space: pre-wrap">{text}</span>')
         underline = QTextCharFormat()
         underline.setUnderlineStyle(QTextCharFormat.DotLine)
         for start, end in index.data(UNSURE_ROLE) or ():
@@ -77,7 +81,7 @@ class HighlightDelegate(QStyledItemDelegate):
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.KeepAnchor)
             cursor.mergeCharFormat(underline)
-        doc.setTextWidth(max(50, option.rect.width() if option.rect.width() > 0 else self.view.list.viewport().width()))
+        doc.setTextWidth(self._text_width(option))
         return doc
 
     def paint(self, painter, option, index) -> None:
@@ -86,11 +90,18 @@ class HighlightDelegate(QStyledItemDelegate):
         doc = self._document(opt, index)
         opt.text = ""
         opt.widget.style().drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        role = QPalette.HighlightedText if opt.state & QStyle.State_Selected else QPalette.Text
-        context.palette.setColor(QPalette.Text, opt.palette.color(role))
+        selected = opt.state & QStyle.State_Selected
         painter.save()
-        painter.translate(opt.rect.topLeft())
+        time_font = painter.font()
+        time_font.setPointSizeF(opt.font.pointSizeF() * 0.85)
+        painter.setFont(time_font)
+        painter.setPen(opt.palette.color(QPalette.HighlightedText if selected else QPalette.PlaceholderText))
+        margin = QRect(opt.rect.left(), opt.rect.top() + SPACING + 1, MARGIN - 12, opt.rect.height())
+        painter.drawText(margin, Qt.AlignRight | Qt.AlignTop, index.data(TIME_ROLE) or "")
+        context = QAbstractTextDocumentLayout.PaintContext()
+        text_role = QPalette.HighlightedText if selected else QPalette.Text
+        context.palette.setColor(QPalette.Text, opt.palette.color(text_role))
+        painter.translate(opt.rect.left() + MARGIN, opt.rect.top() + SPACING)
         doc.documentLayout().draw(painter, context)
         painter.restore()
 
@@ -99,7 +110,7 @@ class HighlightDelegate(QStyledItemDelegate):
         self.initStyleOption(opt, index)
         opt.rect.setWidth(self.view.list.viewport().width())
         doc = self._document(opt, index)
-        return QSize(int(doc.idealWidth()), int(doc.size().height()))
+        return QSize(int(doc.idealWidth()) + MARGIN, int(doc.size().height()) + 2 * SPACING)
 
 
 class SearchBox(QLineEdit):
@@ -120,26 +131,30 @@ class SearchBox(QLineEdit):
 
 
 class TranscriptView(QWidget):
-    """Confirmed words as timestamped lines; the search box filters the lines shown."""
+    """Confirmed words as paragraphs with their times in the margin. Its search box (`search`, which the window
+    places) filters the paragraphs shown and highlights the matches."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.search = SearchBox(placeholderText="Search the transcript", clearButtonEnabled=True)
+        self.search = SearchBox(placeholderText="Search", clearButtonEnabled=True)
         self.list = QListWidget()
+        self.list.setFrameShape(QFrame.NoFrame)
         self.list.setWordWrap(True)
         self.list.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
-        self.list.setAlternatingRowColors(True)
-        self.list.setItemDelegate(HighlightDelegate(self))
+        font = self.list.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)  # text to read, not a table
+        self.list.setFont(font)
+        self.list.setItemDelegate(ParagraphDelegate(self))
         self.status = QLabel()
+        self.status.setStyleSheet("color: palette(placeholder-text);")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.status)
         self._words: list[Word] = []
         self._placer = FinalPlacer()  # where a live session's final texts go
-        self.lines: list[Cue] = []
+        self.paragraphs: list[Paragraph] = []
         self.unsure_below = 0.0
         self.search.textChanged.connect(self._filter)
         self._update_status()
@@ -147,7 +162,7 @@ class TranscriptView(QWidget):
     def clear(self) -> None:
         self._words = []
         self._placer = FinalPlacer()
-        self.lines = []
+        self.paragraphs = []
         self.list.clear()
         self._update_status()
 
@@ -156,30 +171,32 @@ class TranscriptView(QWidget):
         self.add_words(words)
 
     def add_words(self, words: list[Word]) -> None:
-        """Append confirmed words; only the last line and the new ones are regrouped and redrawn."""
+        """Append confirmed words; only the last paragraph and the new ones are regrouped and redrawn."""
         if not words:
             return
         self._words.extend(Word(w.text, w.start, w.end, w.probability) for w in words)
-        self._regroup_from(max(0, len(self.lines) - 1))
+        self._regroup_from(max(0, len(self.paragraphs) - 1))
 
     def apply_final(self, final: FinalEvent) -> None:
-        """Replace an utterance's confirmed words by its final text; the lines from its first one are redrawn."""
+        """Replace an utterance's confirmed words by its final text; the paragraphs from its first one are redrawn."""
         start = final.first + self._placer.shift
         if self._placer.apply(self._words, final):
-            self._regroup_from(next((r for r, line in enumerate(self.lines) if line.stop > start), 0))
+            self._regroup_from(next((r for r, p in enumerate(self.paragraphs) if p.stop > start), 0))
 
     def _regroup_from(self, row: int) -> None:
-        """Group the words of line row and after it into lines again and redraw them."""
+        """Group the words of paragraph row and after it into paragraphs again and redraw them."""
         bar = self.list.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
-        offset = self.lines[row].first if row < len(self.lines) else 0
-        tail = [Cue(c.words, c.first + offset, c.stop + offset) for c in group_cues(self._words[offset:], LINE_LIMITS)]
-        self.lines[row:] = tail
-        while self.list.count() < len(self.lines):
+        offset = self.paragraphs[row].first if row < len(self.paragraphs) else 0
+        tail = [
+            Paragraph(p.words, p.texts, p.first + offset, p.stop + offset) for p in paragraphs(self._words[offset:])
+        ]
+        self.paragraphs[row:] = tail
+        while self.list.count() < len(self.paragraphs):
             self.list.addItem(QListWidgetItem())
-        while self.list.count() > len(self.lines):
+        while self.list.count() > len(self.paragraphs):
             self.list.takeItem(self.list.count() - 1)
-        for r in range(row, len(self.lines)):
+        for r in range(row, len(self.paragraphs)):
             self._render(r)
         if at_bottom:
             self.list.scrollToBottom()
@@ -189,29 +206,27 @@ class TranscriptView(QWidget):
         """Underline the words whose probability is below this (0: none) and redraw."""
         if probability != self.unsure_below:
             self.unsure_below = probability
-            for row in range(len(self.lines)):
+            for row in range(len(self.paragraphs)):
                 self._render(row)
             self.list.viewport().update()
 
     def _render(self, row: int) -> None:
-        cue = self.lines[row]
+        paragraph = self.paragraphs[row]
         item = self.list.item(row)
-        text = f"[{timestamp(cue.start)}]  {cue.text}"
-        item.setText(text)
-        item.setData(UNSURE_ROLE, self.unsure_ranges(text, cue.words))
+        item.setText(paragraph.text)
+        item.setData(TIME_ROLE, short_clock(paragraph.start))
+        item.setData(UNSURE_ROLE, self.unsure_ranges(paragraph))
         item.setHidden(not self._matches(row))
 
-    def unsure_ranges(self, text: str, words: list[Word]) -> list[tuple[int, int]]:
-        """Where in a line's text the words below the threshold stand, as (start, end) character offsets."""
-        ranges, at = [], text.index("]") + 1
-        for word in words:
-            piece = word.text.strip()
-            start = text.find(piece, at)
-            if start < 0:
+    def unsure_ranges(self, paragraph: Paragraph) -> list[tuple[int, int]]:
+        """Where in a paragraph's text the words below the threshold stand, as (start, end) character offsets."""
+        ranges, at = [], 0
+        for word, text in zip(paragraph.words, paragraph.texts):
+            if not text:
                 continue
-            at = start + len(piece)
             if word.probability < self.unsure_below:
-                ranges.append((start, at))
+                ranges.append((at, at + len(text)))
+            at += len(text) + 1
         return ranges
 
     def words(self) -> list[Word]:
@@ -219,34 +234,38 @@ class TranscriptView(QWidget):
 
     def selected_words(self) -> list[Word]:
         rows = sorted(self.list.row(item) for item in self.list.selectedItems())
-        return [w for row in rows for w in self.lines[row].words]
+        return [w for row in rows for w in self.paragraphs[row].words]
 
     def text(self) -> str:
-        """The whole transcript as the view shows it: running text, periods settled (as a session's text)."""
+        """The whole transcript as running text, periods settled (as a session's text)."""
         return join_words(self._words)
+
+    def margin_time(self, row: int) -> str:
+        """The time paragraph row shows in the margin."""
+        return self.list.item(row).data(TIME_ROLE)
 
     def _matches(self, row: int) -> bool:
         query = self.search.text().strip().lower()
-        return not query or query in self.lines[row].text.lower()
+        return not query or query in self.paragraphs[row].text.lower()
 
     def _filter(self) -> None:
-        for row in range(len(self.lines)):
+        for row in range(len(self.paragraphs)):
             self.list.item(row).setHidden(not self._matches(row))
-        self.list.doItemsLayout()  # matches are drawn highlighted (HighlightDelegate)
+        self.list.doItemsLayout()  # matches are drawn highlighted (ParagraphDelegate)
         self.list.viewport().update()
         self._update_status()
 
     def highlighted(self, row: int) -> str:
-        """The HTML line `row` is drawn from (with the search matches marked)."""
+        """The HTML paragraph `row` is drawn from (with the search matches marked)."""
         return highlighted_html(self.list.item(row).text(), self.search.text().strip())
 
-    def visible_line_texts(self) -> list[str]:
+    def visible_paragraph_texts(self) -> list[str]:
         return [self.list.item(r).text() for r in range(self.list.count()) if not self.list.item(r).isHidden()]
 
     def _update_status(self) -> None:
         words = len(self._words)
         if self.search.text().strip():
-            shown = len(self.visible_line_texts())
-            self.status.setText(f"{shown} of {len(self.lines)} lines match")
+            shown = len(self.visible_paragraph_texts())
+            self.status.setText(f"{shown} of {len(self.paragraphs)} paragraphs match")
         else:
             self.status.setText(f"{words} words" if words else "No transcript yet")

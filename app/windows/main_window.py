@@ -1,5 +1,6 @@
-"""The main window: source and model pickers, start/stop with a level meter, the live transcript,
-export, past sessions, and the caption window and tray icon it drives."""
+"""The main window: a toolbar (model, search, Export), the live transcript as paragraphs, a recording bar (the source
+with its live level, the elapsed time, one Start/Stop button), past sessions, and the caption window and tray icon it
+drives."""
 
 from __future__ import annotations
 
@@ -12,14 +13,17 @@ from PySide6.QtCore import QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QFormLayout,
+    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSystemTrayIcon,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -30,7 +34,7 @@ from app.widgets.app_icon import app_icon
 from app.widgets.level_meter import LevelMeter
 from app.widgets.screen_fit import clamped, mostly_on_a_screen, nearest_screen
 from app.widgets.source_picker import SourceChoice, SourcePicker
-from app.widgets.transcript_view import TranscriptView, timestamp
+from app.widgets.transcript_view import TranscriptView
 from app.windows.caption_window import CaptionWindow
 from app.windows.recovery_dialog import RecoveryDialog
 from app.windows.sessions_dialog import SessionsDialog
@@ -53,6 +57,14 @@ STAGES = {
     "loading": "Loading",
     "ready": "Ready",
 }
+
+START_BUTTON_STYLE = """
+#startButton { background: #d93b30; color: white; border: none; border-radius: 20px; font-size: 15px;
+    font-weight: 600; padding: 0 24px; }
+#startButton:hover { background: #e5483d; }
+#startButton[running="true"] { background: #4a5059; }
+#startButton:disabled { background: #8a8f96; }
+"""  # red to record, grey while running (Stop, Cancel, Stopping…)
 
 log = logging.getLogger(__name__)
 
@@ -109,32 +121,34 @@ class MainWindow(QMainWindow):
 
     # --- layout --------------------------------------------------------------------------------
     def _build(self) -> None:
-        central = QWidget()
-        outer = QVBoxLayout(central)
-        form = QFormLayout()
-        self.source_picker = SourcePicker()
-        self.source_picker.refresh(select_key=self.settings.source_id)
-        self.source_picker.changed.connect(self._source_changed)
-        form.addRow("Source", self.source_picker)
-        model_row = QHBoxLayout()
+        """A toolbar (model, search, Export), the transcript to read, and a recording bar at the bottom: the source
+        with its live level, the elapsed time and one Start/Stop button (Voice Memos' layout)."""
+        toolbar = QToolBar("Transcript", movable=False, floatable=False)
+        toolbar.setObjectName("toolbar")
+        toolbar.toggleViewAction().setVisible(False)
         self.model_combo = model_combo(self.settings.model)
         self.model_combo.name_changed.connect(self._model_chosen)
+        self.model_combo.setToolTip("The speech recognition model (more in Tools ▸ Settings)")
         self.model_progress = QProgressBar(maximum=1000, textVisible=True)
         self.model_progress.setVisible(False)
-        model_row.addWidget(self.model_combo, 1)
-        model_row.addWidget(self.model_progress, 1)
-        form.addRow("Model", model_row)
-        outer.addLayout(form)
-        controls = QHBoxLayout()
-        self.start_button = QPushButton("Start")
-        self.start_button.setMinimumWidth(110)
-        self.start_button.clicked.connect(self.toggle_session)
-        self.level_meter = LevelMeter()
-        self.session_label = QLabel()
-        controls.addWidget(self.start_button)
-        controls.addWidget(self.level_meter, 1)
-        controls.addWidget(self.session_label)
-        outer.addLayout(controls)
+        toolbar.addWidget(QLabel("Model "))
+        toolbar.addWidget(self.model_combo)
+        toolbar.addWidget(self.model_progress)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        toolbar.addWidget(spacer)
+        self.transcript = TranscriptView()
+        self.transcript.set_unsure_below(self.settings.caption.unsure_below)
+        self.transcript.search.setMinimumWidth(220)
+        toolbar.addWidget(self.transcript.search)
+        self.export_button = QPushButton("Export…", toolTip="Export the transcript (Ctrl+E)")
+        self.export_button.clicked.connect(lambda: self.export_dialog())
+        toolbar.addWidget(self.export_button)
+        self.addToolBar(toolbar)
+
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(12, 8, 12, 8)
         self.banner = QWidget(objectName="banner")
         self.banner.setAttribute(Qt.WA_StyledBackground)  # paint the stylesheet's background on a plain QWidget
         banner_layout = QHBoxLayout(self.banner)
@@ -150,11 +164,40 @@ class MainWindow(QMainWindow):
         banner_layout.addWidget(close, 0, Qt.AlignTop)
         self.banner.setVisible(False)
         outer.addWidget(self.banner)
-        self.transcript = TranscriptView()
-        self.transcript.set_unsure_below(self.settings.caption.unsure_below)
         outer.addWidget(self.transcript, 1)
+        outer.addWidget(self._recording_bar())
         self.setCentralWidget(central)
         self.statusBar()
+
+    def _recording_bar(self) -> QFrame:
+        """The source and its level on the left, the elapsed time and Start/Stop on the right."""
+        bar = QFrame(objectName="recordingBar", frameShape=QFrame.StyledPanel)
+        self.source_picker = SourcePicker()
+        self.source_picker.refresh(select_key=self.settings.source_id)
+        self.source_picker.changed.connect(self._source_changed)
+        self.level_meter = LevelMeter()
+        self.level_meter.setToolTip("The source's live input level")
+        source = QGridLayout()
+        source.setVerticalSpacing(8)
+        source_label = QLabel("Source")
+        source_label.setMinimumHeight(self.source_picker.combo.sizeHint().height())  # level with the list, not its note
+        source.addWidget(source_label, 0, 0, Qt.AlignTop)
+        source.addWidget(self.source_picker, 0, 1)
+        source.addWidget(QLabel("Level"), 1, 0)
+        source.addWidget(self.level_meter, 1, 1)
+        self.session_label = QLabel()
+        self.session_label.setStyleSheet("font-size: 15px;")
+        self.start_button = QPushButton("Start", objectName="startButton")
+        self.start_button.setMinimumSize(130, 40)
+        self.start_button.setStyleSheet(START_BUTTON_STYLE)
+        self.start_button.clicked.connect(self.toggle_session)
+        layout = QHBoxLayout(bar)
+        layout.addLayout(source, 1)
+        layout.addSpacing(16)
+        layout.addWidget(self.session_label)
+        layout.addSpacing(8)
+        layout.addWidget(self.start_button)
+        return bar
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -291,13 +334,16 @@ class MainWindow(QMainWindow):
 
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._started_at
-        self.session_label.setText(f"{self.meta.source if self.meta else ''} · {timestamp(elapsed)}")
+        self.session_label.setText(f"{self.meta.source if self.meta else ''} · {short_clock(elapsed)}")
 
     def _state_changed(self, state: str) -> None:
         running = state in ("running", "stopping")
         label = {"idle": "Start", "preparing": "Cancel", "running": "Stop", "stopping": "Stopping…"}[state]
         self.start_button.setText(label)
         self.start_button.setEnabled(state != "stopping")
+        self.start_button.setProperty("running", state != "idle")
+        self.start_button.style().unpolish(self.start_button)  # the stylesheet's [running] rule takes effect
+        self.start_button.style().polish(self.start_button)
         self.start_action.setText("&Stop" if running else "&Start")
         self.source_picker.setEnabled(state == "idle")
         self.model_combo.setEnabled(state == "idle")

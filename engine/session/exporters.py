@@ -18,7 +18,8 @@ import webvtt
 
 from engine.errors import WhisperFlowError
 from engine.runtime.safe_write import write_file_atomic
-from engine.session.transcript import LINE_LIMITS, Transcript, group_cues, settled, subtitle_cues
+from engine.session.paragraphs import paragraphs
+from engine.session.transcript import Transcript, settled, subtitle_cues
 
 FORMATS = ("txt", "srt", "vtt", "json", "md")
 FORMAT_NAMES = {
@@ -81,8 +82,9 @@ def short_clock(seconds: float) -> str:
 
 
 def to_txt(transcript: Transcript) -> str:
-    """One line per sentence (or per stretch of speech up to a pause)."""
-    return "".join(cue.text + "\n" for cue in group_cues(transcript.words, LINE_LIMITS))
+    """One line per paragraph (engine.session.paragraphs), its start time first ("0:12  text"), a blank line
+    between paragraphs."""
+    return "\n".join(f"{short_clock(p.start)}  {p.text}\n" for p in paragraphs(transcript.words))
 
 
 def to_srt(transcript: Transcript) -> str:
@@ -143,7 +145,8 @@ def _heading_time(started_at: str) -> str:
 
 
 def to_markdown(transcript: Transcript) -> str:
-    """A heading with the session's details, then one timestamped paragraph per sentence."""
+    """A heading with the session's details, then the paragraphs (engine.session.paragraphs), each after its start
+    time."""
     lines = [
         f"# Transcript, {_heading_time(transcript.started_at)}",
         "",
@@ -153,8 +156,8 @@ def to_markdown(transcript: Transcript) -> str:
         f"- **Duration:** {short_clock(transcript.duration_s)}",
         "",
     ]
-    for cue in group_cues(transcript.words, LINE_LIMITS):
-        lines += [f"**[{short_clock(cue.start)}]** {_md_escape(cue.text)}", ""]
+    for paragraph in paragraphs(transcript.words):
+        lines += [f"**[{short_clock(paragraph.start)}]** {_md_escape(paragraph.text)}", ""]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""A session's transcript (its words plus where they came from) and how its words group into cues/lines."""
+"""A session's transcript (its words plus where they came from) and how its words group into subtitle cues."""
 
 from __future__ import annotations
 
@@ -132,72 +132,6 @@ def settled(words: Sequence[Word]) -> list[Word]:
 def ends_sentence(text: str) -> bool:
     """Whether a word ends with sentence-ending punctuation (closing quotes/brackets allowed after it)."""
     return bool(_SENTENCE_END.search(text.strip()))
-
-
-@dataclass(frozen=True)
-class CueLimits:
-    """When a cue/line ends: after a sentence, before a pause longer than max_pause_s, or before it would
-    exceed max_chars characters or max_s seconds (a single word longer than that still gets its own cue)."""
-
-    max_chars: int = 42
-    max_s: float = 7.0
-    max_pause_s: float = 1.0
-
-
-SUBTITLE_LIMITS = CueLimits(42, 7.0, 1.0)
-"""Subtitles (SRT/WebVTT): one line of at most 42 characters and 7 seconds."""
-
-LINE_LIMITS = CueLimits(400, 60.0, 1.0)
-"""Reading lines (TXT/Markdown/transcript view): a sentence, or what was said up to a pause."""
-
-
-@dataclass(frozen=True)
-class Cue:
-    """Consecutive words shown together; words[first:stop] of the list they came from."""
-
-    words: tuple[Word, ...]
-    first: int
-    stop: int
-
-    @property
-    def start(self) -> float:
-        return self.words[0].start
-
-    @property
-    def end(self) -> float:
-        return max(self.words[-1].end, self.start)
-
-    @property
-    def text(self) -> str:
-        return join_words(self.words)
-
-
-def group_cues(words: Sequence[Word], limits: CueLimits = SUBTITLE_LIMITS) -> list[Cue]:
-    """Split words (in time order) into cues by sentence ends, pauses and the length limits."""
-    cues: list[Cue] = []
-    current: list[Word] = []
-    first = last = 0
-    chars = 0
-    for i, word in enumerate(settled(words)):
-        text = word.text.strip()
-        if not text:
-            continue
-        if current:
-            too_long = chars + 1 + len(text) > limits.max_chars
-            too_slow = word.end - current[0].start > limits.max_s
-            paused = word.start - current[-1].end > limits.max_pause_s
-            if too_long or too_slow or paused or ends_sentence(current[-1].text):
-                cues.append(Cue(tuple(current), first, last + 1))
-                current = []
-        if current:
-            chars += 1 + len(text)
-        else:
-            first, chars = i, len(text)
-        current.append(word)
-        last = i
-    if current:
-        cues.append(Cue(tuple(current), first, last + 1))
-    return cues
 
 
 # --- subtitles (SRT/WebVTT) --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Search filters the transcript to matching lines and highlights the matches in them; words the model was
-unsure of are underlined dotted; a period the next word contradicts reads as a comma, in the lines and the text."""
+"""The transcript reads as paragraphs with their times in the margin; search filters it to the matching paragraphs
+and highlights the matches in them; words the model was unsure of are underlined dotted; a period the next word
+contradicts reads as a comma, in the paragraphs and the text."""
 
 from __future__ import annotations
 
@@ -36,19 +37,19 @@ def test_search_highlights_the_matches(qtbot, view):
     view.set_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(text.split())])
     assert _highlight_pixels(view) == 0
     view.search.setText("BOOKS")
-    assert view.visible_line_texts() and all("books" in t.lower() for t in view.visible_line_texts())
-    assert view.highlighted(0).count("#ffd54f") == 1 and ">books<" in view.highlighted(0)
+    assert view.visible_paragraph_texts() and all("books" in t.lower() for t in view.visible_paragraph_texts())
+    assert view.highlighted(0).count("#ffd54f") == 2 and ">books<" in view.highlighted(0)
     qtbot.waitUntil(lambda: _highlight_pixels(view) > 20, timeout=3000)  # drawn on screen
     view.search.setText("")
     qtbot.waitUntil(lambda: _highlight_pixels(view) == 0, timeout=3000)
 
 
-def test_a_period_the_next_word_contradicts_reads_as_a_comma_in_the_lines_and_the_text(view):
+def test_a_period_the_next_word_contradicts_reads_as_a_comma_in_the_paragraphs_and_the_text(view):
     said = ["Printing", "then", "for", "our", "purpose.", "may", "be", "considered.", "Now"]
     view.add_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(said[:5])])
     view.add_words([Word(w, i * 0.4, i * 0.4 + 0.3, 0.9) for i, w in enumerate(said[5:], start=5)])
     assert view.text() == "Printing then for our purpose, may be considered. Now"
-    assert view.visible_line_texts()[0].endswith("Printing then for our purpose, may be considered.")
+    assert view.visible_paragraph_texts() == ["Printing then for our purpose, may be considered. Now"]
     assert [w.text for w in view.words()] == said  # the words stay as the model said them
 
 
@@ -80,7 +81,7 @@ def _option(view: TranscriptView) -> QStyleOptionViewItem:
     return option
 
 
-def test_a_final_text_replaces_its_utterance_in_the_lines_and_later_words_follow(view):
+def test_a_final_text_replaces_its_utterance_in_the_paragraphs_and_later_words_follow(view):
     view.add_words([Word(t, i * 0.4, i * 0.4 + 0.3) for i, t in enumerate("Kick the boss shit.".split())])
     said = [Word(t, i * 0.4, i * 0.4 + 0.3) for i, t in enumerate(["Kick", "the", "ball", "straight."])]
     view.apply_final(FinalEvent(0, 4, said, 2.0))
@@ -88,4 +89,15 @@ def test_a_final_text_replaces_its_utterance_in_the_lines_and_later_words_follow
     view.apply_final(FinalEvent(4, 2, [Word("Then", 5.0, 5.3), Word("we", 5.3, 5.5), Word("went.", 5.5, 5.9)], 6.0))
     assert view.text() == "Kick the ball straight. Then we went."
     assert [w.text for w in view.words()] == ["Kick", "the", "ball", "straight.", "Then", "we", "went."]
-    assert view.list.count() == len(view.lines)
+    assert view.list.count() == len(view.paragraphs)
+
+
+def test_caption_fragments_read_as_paragraphs_with_their_times_in_the_margin(view):
+    """As a stream confirms them, a round at a time: "I regard…" and "this activity." were lines of their own."""
+    view.add_words([Word("I", 0.0, 0.2), Word("regard…", 0.3, 0.8)])
+    view.add_words([Word("this", 2.0, 2.3), Word("activity.", 2.4, 3.0)])
+    view.add_words([Word("It", 4.5, 4.7), Word("was", 4.8, 5.0), Word("late.", 5.1, 5.5)])
+    view.add_words([Word("Yes.", 66.0, 66.4)])
+    assert view.visible_paragraph_texts() == ["I regard this activity. It was late.", "Yes."]
+    assert [view.margin_time(row) for row in range(view.list.count())] == ["0:00", "1:06"]
+    assert view.paragraphs[1].first == 7 and view.selected_words() == []

@@ -18,6 +18,7 @@ from testdata import DATA
 from app.main import WhisperFlowApp
 from engine.audio.sources import FileSource
 from engine.session.exporters import FORMATS
+from engine.session.paragraphs import paragraphs
 
 CLIPS = [DATA / "LJ001-0009.wav", DATA / "LJ001-0008.wav"]
 
@@ -69,16 +70,21 @@ def test_export_writes_every_format_and_each_parses(captioned, tmp_path):
     exported = data["words"]
     assert [w["text"] for w in exported] == [w.text for w in words]
     assert all(0 <= w["start"] <= w["end"] and 0 <= w["confidence"] <= 1 for w in exported)
-    assert written["txt"].read_text(encoding="utf-8").split() == [w.text for w in words]
+    paragraphs_written = written["txt"].read_text(encoding="utf-8").strip().split("\n\n")
+    assert [line.split("  ", 1)[1] for line in paragraphs_written] == [p.text for p in paragraphs(words)]
+    assert paragraphs_written[0].startswith("0:00  ")
     assert "books" in written["md"].read_text(encoding="utf-8")
 
 
 def test_exporting_a_selection_writes_only_the_selected_lines(captioned, tmp_path):
     view = captioned.window.transcript
-    assert view.lines
-    view.list.item(len(view.lines) - 1).setSelected(True)
+    assert view.paragraphs
+    view.list.item(len(view.paragraphs) - 1).setSelected(True)
     path = captioned.window.export_to(tmp_path / "part.txt", "txt", selection=True)
-    assert path.read_text(encoding="utf-8").split() == [w.text for w in view.lines[-1].words]
+    assert (
+        path.read_text(encoding="utf-8")
+        == f"{view.margin_time(len(view.paragraphs) - 1)}  {view.paragraphs[-1].text}\n"
+    )
     view.list.clearSelection()
     assert captioned.window.export_to(tmp_path / "none.txt", "txt", selection=True) is None
     assert "Select one or more lines" in captioned.window.banner_text.text()
@@ -102,7 +108,12 @@ def test_export_to_a_missing_folder_is_a_clear_message(captioned, tmp_path):
 
 
 READ_BACK = {  # an export's words, read back as its format is read
-    "txt": lambda path: path.read_text(encoding="utf-8").split(),
+    "txt": lambda path: [  # the paragraphs after "0:01  "
+        word
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line
+        for word in line.split("  ", 1)[1].split()
+    ],
     "md": lambda path: [  # the paragraphs after "**[0:01]** "
         word
         for line in path.read_text(encoding="utf-8").splitlines()
@@ -131,6 +142,14 @@ def export_through_dialog(window, fmt: str, typed: str | None = None, selection:
     return dialog
 
 
+def said(window, fmt: str) -> list[str]:
+    """The transcript's words as fmt writes them: as prose (engine.session.paragraphs) in TXT and Markdown."""
+    words = window.transcript.words()
+    if fmt in ("txt", "md"):
+        return [text for p in paragraphs(words) for text in p.text.split()]
+    return [w.text for w in words]
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_proposed_name_and_a_name_with_dots_get_the_chosen_formats_extension(captioned, tmp_path, fmt):
     window = captioned.window
@@ -140,8 +159,7 @@ def test_the_proposed_name_and_a_name_with_dots_get_the_chosen_formats_extension
     export_through_dialog(window, fmt, "Call 1.5 notes")
     stem = proposed_stem(window)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{stem}.{fmt}", f"Call 1.5 notes.{fmt}"])
-    words = [w.text for w in window.transcript.words()]
-    assert all(READ_BACK[fmt](path) == words for path in tmp_path.iterdir())
+    assert all(READ_BACK[fmt](path) == said(window, fmt) for path in tmp_path.iterdir())
 
 
 def test_export_selection_proposes_a_name_of_its_own(captioned, tmp_path):
@@ -160,8 +178,8 @@ def test_export_selection_proposes_a_name_of_its_own(captioned, tmp_path):
     dialog = export_through_dialog(window, "txt", selection=True)
     assert dialog.windowTitle() == "Export selection"
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{stem} (selection).txt", f"{stem}.txt"]
-    selected = [w.text for w in window.transcript.lines[0].words]
-    assert (tmp_path / f"{stem} (selection).txt").read_text(encoding="utf-8").split() == selected
+    selected = window.transcript.paragraphs[0].text
+    assert (tmp_path / f"{stem} (selection).txt").read_text(encoding="utf-8").split("  ", 1)[1] == selected + "\n"
     window.transcript.list.clearSelection()
 
 
@@ -178,5 +196,5 @@ def test_a_file_the_added_extension_names_is_replaced_only_when_confirmed(qtbot,
     export_through_dialog(window, "txt", "Call 1.5 notes")
     box = [b for b in window.findChildren(QMessageBox) if b.isVisible()][-1]
     box.button(QMessageBox.Yes).click()
-    assert existing.read_text(encoding="utf-8").split() == [w.text for w in window.transcript.words()]
+    assert READ_BACK["txt"](existing) == said(window, "txt")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Call 1.5 notes.txt"]

@@ -240,7 +240,7 @@ def test_start_action_starts_and_stops_a_session_then_export_actions_export(qtbo
     dialog.selectNameFilter(next(f for f in dialog.nameFilters() if "*.txt" in f))
     dialog.selectFile(str(target / "part.txt"))
     dialog.accept()
-    assert (target / "part.txt").read_text().split() == [w.text for w in window.transcript.lines[0].words]
+    assert (target / "part.txt").read_text().split("  ", 1)[1] == window.transcript.paragraphs[0].text + "\n"
 
 
 def test_quit_action_closes_the_app(qtbot, wf):

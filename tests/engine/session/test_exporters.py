@@ -1,4 +1,4 @@
-"""Cue grouping and every export format, read back with standard parsers (srt, webvtt-py, json)."""
+"""Every export format, read back with standard parsers (srt, webvtt-py, json)."""
 
 import html
 import json
@@ -14,61 +14,13 @@ from testdata import DATA
 from engine.audio.files import load_audio
 from engine.errors import WhisperFlowError
 from engine.session.exporters import FORMATS, export, export_target, format_for_path, render, short_clock
-from engine.session.transcript import (
-    LINE_LIMITS,
-    SUBTITLE_LIMITS,
-    CueLimits,
-    Transcript,
-    group_cues,
-    settled,
-    subtitle_cues,
-)
+from engine.session.paragraphs import paragraphs
+from engine.session.transcript import Transcript, settled, subtitle_cues
 from engine.session.words import Word
 
 
 def words_at(spec: list[tuple[str, float, float]]) -> list[Word]:
     return [Word(text, start, end, 0.5 + 0.01 * i) for i, (text, start, end) in enumerate(spec)]
-
-
-def test_cues_break_at_sentences_pauses_length_and_duration():
-    words = words_at(
-        [
-            ("Hello", 0.0, 0.4),
-            ("there.", 0.5, 0.9),  # sentence end
-            ("After", 1.0, 1.3),
-            ("this", 1.4, 1.6),  # then a 1.5 s pause
-            ("pause", 3.1, 3.5),
-            ("a", 3.6, 3.7),
-            ("rather", 3.8, 4.1),
-            ("long", 4.2, 4.5),
-            ("stretch", 4.6, 5.0),
-            ("of", 5.1, 5.2),
-            ("words", 5.3, 5.6),
-            ("without", 5.7, 6.0),  # 42 chars
-            ("end.", 6.1, 6.3),
-            ("Slow", 7.0, 8.0),
-            ("slow", 9.0, 9.9),
-            ("slow", 10.5, 11.4),
-            ("slow", 12.0, 12.9),
-            ("slow", 13.5, 14.4),
-            ("slow", 15.0, 15.9),  # 7 s limit (pauses under 1 s)
-        ]
-    )
-    cues = group_cues(words, SUBTITLE_LIMITS)
-    texts = [c.text for c in cues]
-    assert texts[:4] == ["Hello there.", "After this", "pause a rather long stretch of words", "without end."]
-    assert all(len(t) <= 42 for t in texts)
-    assert all(c.end - c.start <= 7.0 for c in cues)
-    assert texts[4:] == ["Slow slow slow slow", "slow slow"]
-    # the cues tile the word list: indices are contiguous and cover every word once
-    assert [i for c in cues for i in range(c.first, c.stop)] == list(range(len(words)))
-    assert all(c.words == tuple(words[c.first : c.stop]) for c in cues)
-    # a long word gets a cue of its own; punctuation inside quotes still ends a sentence
-    long = group_cues(
-        words_at([("x" * 50, 0, 1), ("He", 1, 1.2), ('said "yes."', 1.3, 1.6), ("Then", 1.7, 2)]),
-        CueLimits(42, 7.0, 1.0),
-    )
-    assert [c.text for c in long] == ["x" * 50, 'He said "yes."', "Then"]
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +68,7 @@ def test_a_period_the_next_word_contradicts_is_a_comma_in_every_format():
     transcript = Transcript("s", "2026-11-25T10:00:00+00:00", "file", "tiny.en", words)
     said = "represented in the exhibition, in being modern. For missals, psalters, etc. produced i.e. the letter."
     assert transcript.text == said
-    cues = [c.text for c in group_cues(words, LINE_LIMITS)]
-    assert cues[:2] == ["represented in the exhibition, in being modern.", "For missals, psalters, etc."]
+    assert [p.text for p in paragraphs(words)] == ["R" + said[1:]]
     assert " ".join(w["text"] for w in json.loads(render(transcript, "json"))["words"]) == said
     first_subtitle = next(srt.parse(render(transcript, "srt"))).content
     assert first_subtitle.replace("\n", " ") == "represented in the exhibition, in being modern."
@@ -152,15 +103,14 @@ def test_every_format_written_and_parsed_back(real_transcript, tmp_path):
         [v for w in t.words for v in (w.start, w.end, w.probability)], abs=1e-3
     )
 
-    lines = paths["txt"].read_text(encoding="utf-8").splitlines()
-    assert " ".join(lines) == t.text
-    assert len(lines) == len(group_cues(t.words, LINE_LIMITS)) >= 2  # the pause starts a new line
+    txt = paths["txt"].read_text(encoding="utf-8")
+    assert txt == "\n".join(f"{short_clock(p.start)}  {p.text}\n" for p in paragraphs(t.words))
 
     md = paths["md"].read_text(encoding="utf-8")
     assert md.startswith("# Transcript, 2025-03-14 09:30\n")
     assert r"Test \<mic\> \#1" in md and "tiny.en" in md
-    for cue in group_cues(t.words, LINE_LIMITS):
-        assert f"**[{short_clock(cue.start)}]** " in md
+    for paragraph in paragraphs(t.words):
+        assert f"**[{short_clock(paragraph.start)}]** {paragraph.text}" in md
 
 
 def test_selection_exports(real_transcript, tmp_path):
@@ -232,7 +182,7 @@ def test_export_replaces_a_file_whole_and_leaves_no_temporary(tmp_path):
     target.write_text("old contents\n")
     t = Transcript("s", "2025-01-02T03:04:05+00:00", "mic", "tiny.en", words_at([("New", 0, 1), ("words.", 1, 2)]))
     export(t, target)
-    assert target.read_text(encoding="utf-8") == "New words.\n"
+    assert target.read_text(encoding="utf-8") == "0:00  New words.\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
     empty = Transcript("s", "2025-01-02T03:04:05+00:00", "mic", "tiny.en")
     for fmt in FORMATS:  # an empty session still exports valid files
