@@ -1,9 +1,12 @@
 """Take the README's screenshots: `xvfb-run -s "-screen 0 1280x800x24" python -m tools.screenshots docs/screenshots`
 (`--only settings wizard` retakes those two groups without the session's shots).
 
-The transcript and captions come from a real session on the bundled sample (tiny.en). Xvfb has no
-compositor, so the caption window is composited over the call window here the way a compositor
-would: its translucent pixels blended over what is behind it.
+The transcript and captions come from a real session (tiny.en) on a reading of about 45 s in three paragraphs,
+LJ Speech clips from the shared corpus (../shared/corpus/ljspeech, public domain) when it is there, else on the
+bundled sample. The app runs in a fresh home folder of its own, so settings and transcripts start empty and its
+folders read as a person's (~/…); it shares this user's model cache. Xvfb has no compositor, so the caption window
+is composited over the call window here the way a compositor would: its translucent pixels blended over what is
+behind it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,52 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import platformdirs
+import soundfile as sf
 from PySide6.QtCore import QEventLoop, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QLinearGradient, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
+from engine.runtime.paths import APP_NAME, cache_dir
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 from engine.runtime.startup import prepare
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ljspeech"
+PARAGRAPHS = (("LJ001-0001", "LJ001-0002"), ("LJ001-0003", "LJ001-0004"), ("LJ001-0005", "LJ001-0006"))
+SENTENCE_PAUSE_S, PARAGRAPH_PAUSE_S = 0.4, 2.5  # a paragraph starts after a pause of 2 s (engine.session.paragraphs)
+
+
+def reading(folder: Path) -> Path:
+    """PARAGRAPHS read aloud with pauses between sentences and longer ones between paragraphs, written to folder;
+    the bundled sample when the corpus is not there."""
+    from engine.audio.files import SAMPLE_RATE, load_audio
+
+    if not CORPUS.is_dir():
+        return SAMPLE
+    pieces = []
+    for paragraph in PARAGRAPHS:
+        for clip in paragraph:
+            pieces += [load_audio(CORPUS / f"{clip}.wav"), np.zeros(int(SENTENCE_PAUSE_S * SAMPLE_RATE), np.float32)]
+        pieces.append(np.zeros(int(PARAGRAPH_PAUSE_S * SAMPLE_RATE), np.float32))
+    path = folder / "Reading.wav"
+    sf.write(path, np.concatenate(pieces), SAMPLE_RATE)
+    return path
+
+
+def use_fresh_home(home: Path) -> None:
+    """Run the app in home as the home folder (its settings, transcripts and logs there), sharing this user's
+    model cache through a link where the new home's cache folder would be."""
+    models = cache_dir()
+    os.environ["HOME"] = str(home)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        os.environ.pop(name, None)
+    for name in ("CONFIG", "DATA", "LOG"):
+        os.environ.pop(f"WHISPERFLOW_{name}_DIR", None)
+    linked = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    if linked != models:
+        linked.parent.mkdir(parents=True, exist_ok=True)
+        linked.symlink_to(models)
 
 
 def wait(app: QApplication, seconds: float = 0.3, until=None, timeout: float = 120.0) -> None:
@@ -83,19 +126,17 @@ def captions_over_call(app: QApplication, wf, out: Path) -> None:
     call.close()
 
 
-def session_shots(app: QApplication, wf, out: Path) -> None:
-    """The captions over a call and the main window, from a real session on the sample; About."""
+def session_shots(app: QApplication, wf, out: Path, audio: Path) -> None:
+    """The captions over a call and the main window, from a real session on audio; About."""
     from engine.audio.sources import PacedFileSource
 
-    updates = []
-    wf.window.controller.update.connect(updates.append)
-    wf.window.source_picker.choose_file(str(SAMPLE))
-    wf.window.controller.start("Sample recording", lambda: PacedFileSource(SAMPLE), "realtime")
+    wf.window.source_picker.choose_file(str(audio))
+    wf.window.controller.start(audio.name, lambda: PacedFileSource(audio), "realtime")
     captions = wf.window.captions
     wait(app, until=lambda: len(captions._confirmed) >= 8 and len(captions._tentative) >= 2)
     # Caption mid-sentence: confirmed words and a dimmed tail, as during a call.
     captions_over_call(app, wf, out)
-    wait(app, until=lambda: wf.window.controller.state == "idle", timeout=90)
+    wait(app, until=lambda: wf.window.controller.state == "idle", timeout=180)
     wf.window.transcript.search.setText("")
     save(wf.window, out / "main-window.png")
     wf.window.transcript.search.setText("arts")
@@ -149,8 +190,7 @@ def main(out: Path, only: set[str]) -> int:
     prepare()
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="wf-shots-"))
-    for name in ("CONFIG", "DATA"):
-        os.environ[f"WHISPERFLOW_{name}_DIR"] = str(scratch / name.lower())
+    use_fresh_home(scratch)
     from app.main import WhisperFlowApp, make_application
 
     app = make_application(sys.argv)
@@ -165,7 +205,7 @@ def main(out: Path, only: set[str]) -> int:
     wf.window.resize(900, 620)
     wf.start()
     if "session" in only:
-        session_shots(app, wf, out)
+        session_shots(app, wf, out, reading(scratch))
     if "settings" in only:
         settings_shots(app, wf, loaded, out)
     if "wizard" in only:

@@ -1,11 +1,12 @@
-"""A horizontal input level meter (dBFS scale) with a slowly falling peak mark."""
+"""A horizontal input level meter (dBFS scale) with a slowly falling peak mark. Silence, and a meter with no source,
+draw an empty trough in the window's own colours: only sound fills it."""
 
 from __future__ import annotations
 
 import math
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 FLOOR_DB = -60.0
@@ -18,6 +19,11 @@ def level_fraction(rms: float) -> float:
         return 0.0
     db = 20 * math.log10(rms)
     return min(1.0, max(0.0, (db - FLOOR_DB) / -FLOOR_DB))
+
+
+def level_colour(fraction: float) -> QColor:
+    """Green while the level is comfortable, amber when loud, red near clipping."""
+    return QColor("#3fb950" if fraction < 0.75 else "#d29922" if fraction < 0.92 else "#f85149")
 
 
 class LevelMeter(QWidget):
@@ -44,21 +50,17 @@ class LevelMeter(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.Antialiasing)
         r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
-        painter.setPen(QColor("#8a9099"))
-        painter.setBrush(QColor("#23272e"))
+        painter.setPen(self.palette().color(QPalette.Mid))
+        painter.setBrush(self.palette().color(QPalette.Base))
         painter.drawRoundedRect(r, 3, 3)
-        fill = QRectF(r.left() + 1, r.top() + 1, (r.width() - 2) * self.fraction, r.height() - 2)
-        colour = (
-            QColor("#3fb950")
-            if self.fraction < 0.75
-            else QColor("#d29922")
-            if self.fraction < 0.92
-            else QColor("#f85149")
-        )
         painter.setPen(Qt.NoPen)
-        painter.setBrush(colour)
-        painter.drawRoundedRect(fill, 2, 2)
-        x = r.left() + 1 + (r.width() - 2) * self.peak
-        painter.setPen(QColor("#e6edf3"))
-        painter.drawLine(int(x), int(r.top() + 1), int(x), int(r.bottom() - 1))
+        if self.fraction > 0:
+            painter.setBrush(level_colour(self.fraction))
+            painter.drawRoundedRect(
+                QRectF(r.left() + 1, r.top() + 1, (r.width() - 2) * self.fraction, r.height() - 2), 2, 2
+            )
+        if self.peak > 0:
+            x = r.left() + 1 + (r.width() - 2) * self.peak
+            painter.setPen(self.palette().color(QPalette.Text))
+            painter.drawLine(int(x), int(r.top() + 1), int(x), int(r.bottom() - 1))
         painter.end()

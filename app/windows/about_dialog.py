@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import platform
 from importlib import metadata
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
@@ -33,13 +34,21 @@ def app_version() -> str:
         return "development"
 
 
+def readable_path(path: Path) -> str:
+    """A folder as a person reads it: inside the home folder as ~/…, elsewhere in full."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
 def your_folders() -> tuple[tuple[str, str], ...]:
-    """What WhisperFlow keeps for the person, and the folder it is in on this computer."""
+    """What WhisperFlow keeps for the person, and the folder it is in on this computer (readable_path)."""
     return (
-        ("Transcripts", str(sessions_dir())),
-        ("Settings", str(config_dir())),
-        ("Models", str(models_root())),
-        ("Log files", str(log_dir())),
+        ("Transcripts", readable_path(sessions_dir())),
+        ("Settings", readable_path(config_dir())),
+        ("Models", readable_path(models_root())),
+        ("Log files", readable_path(log_dir())),
     )
 
 

@@ -3,6 +3,8 @@ captions, done. Every page can be left as it is; the app works the same if the w
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QThread
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -23,19 +25,19 @@ from app.widgets.level_meter import LevelMeter
 from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.source_picker import SourcePicker
+from app.windows.about_dialog import your_folders
 from app.windows.caption_window import CaptionWindow
 from app.windows.tray import closing_behaviour, tray_available
 from app.workers.level_probe import LevelProbe
 from app.workers.model_worker import ModelCache, ModelWorker
 from app.workers.threads import start_on_thread
-from engine.runtime.paths import cache_dir, data_dir
 
 PREVIEW_CONFIRMED = "Captions appear here while people speak, in a window that stays above your call.".split()
 PREVIEW_TENTATIVE = "Dimmer words may still change.".split()
 
 
-def _text(html: str) -> QLabel:
-    label = QLabel(html, wordWrap=True)
+def _text(rich: str) -> QLabel:
+    label = QLabel(rich, wordWrap=True)
     label.setTextFormat(Qt.RichText)
     label.setOpenExternalLinks(False)
     return label
@@ -47,12 +49,14 @@ class WelcomePage(QWizardPage):
         self.setTitle("Welcome to WhisperFlow")
         self.setSubTitle("Live captions for calls, videos and the room you are in.")
         layout = QVBoxLayout(self)
+        folders = dict(your_folders())
         self.text = _text(
             "<p>WhisperFlow listens to your microphone or to what your computer plays, and shows what is said "
             "as captions in a small window that floats above your other windows.</p>"
             "<p><b>Everything stays on this computer.</b> Speech is recognised on this machine by a Whisper model; "
             "no audio and no text is sent anywhere. Transcripts are saved as you go in<br>"
-            f"<code>{data_dir()}</code><br>and models are kept in<br><code>{cache_dir()}</code>.</p>"
+            f"<code>{html.escape(folders['Transcripts'])}</code><br>and models are kept in<br>"
+            f"<code>{html.escape(folders['Models'])}</code> (Help ▸ About lists all your folders).</p>"
             "<p>The next pages set up the sound source, the model and the caption window. "
             "You can skip any of them and change everything later in Settings.</p>"
         )

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import srt
 import webvtt
+from live_app import READ_BACK, cheap_app, export_through_dialog, said
 from PySide6.QtCore import QEventLoop
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from testdata import DATA
 
-from app.main import WhisperFlowApp
 from engine.audio.sources import FileSource
 from engine.session.exporters import FORMATS
 from engine.session.paragraphs import paragraphs
@@ -38,9 +38,7 @@ def captioned(qapp, tmp_path_factory, tiny_model):
     with pytest.MonkeyPatch.context() as mp:
         for name in ("CACHE", "CONFIG", "DATA"):
             mp.setenv(f"WHISPERFLOW_{name}_DIR", str(root / name.lower()))
-        wf = WhisperFlowApp(preloaded=(tiny_model,))
-        wf.settings.first_run_done = True
-        wf.settings.hush, wf.settings.beam_size, wf.settings.beam_pruning, wf.settings.pipeline = False, 1, False, False
+        wf = cheap_app(tiny_model)
         wf.start()
         for clip in CLIPS:
             ended = []
@@ -107,47 +105,9 @@ def test_export_to_a_missing_folder_is_a_clear_message(captioned, tmp_path):
     assert "does not exist" in captioned.window.banner_text.text()
 
 
-READ_BACK = {  # an export's words, read back as its format is read
-    "txt": lambda path: [  # the paragraphs after "0:01  "
-        word
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line
-        for word in line.split("  ", 1)[1].split()
-    ],
-    "md": lambda path: [  # the paragraphs after "**[0:01]** "
-        word
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.startswith("**[")
-        for word in line.split("** ", 1)[1].split()
-    ],
-    "srt": lambda path: " ".join(c.content for c in srt.parse(path.read_text(encoding="utf-8"))).split(),
-    "vtt": lambda path: " ".join(c.text for c in webvtt.read(str(path))).split(),
-    "json": lambda path: [w["text"] for w in json.loads(path.read_text(encoding="utf-8"))["words"]],
-}
-
-
 def proposed_stem(window) -> str:
     """The session's local start time as the export names it, worked out here from the session's metadata."""
     return datetime.fromisoformat(window.meta.started_at).strftime("WhisperFlow %Y-%m-%d %Hh%M")
-
-
-def export_through_dialog(window, fmt: str, typed: str | None = None, selection: bool = False) -> QFileDialog:
-    """Export as a person does: open the save dialog, choose fmt's file type, type a name (or keep the proposed
-    one) and press Save."""
-    dialog = window.export_dialog(selection=selection)
-    dialog.selectNameFilter(next(f for f in dialog.nameFilters() if f"(*.{fmt})" in f))
-    if typed is not None:
-        dialog.selectFile(typed)
-    dialog.accept()
-    return dialog
-
-
-def said(window, fmt: str) -> list[str]:
-    """The transcript's words as fmt writes them: as prose (engine.session.paragraphs) in TXT and Markdown."""
-    words = window.transcript.words()
-    if fmt in ("txt", "md"):
-        return [text for p in paragraphs(words) for text in p.text.split()]
-    return [w.text for w in words]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -8,7 +8,9 @@ from testdata import DATA
 
 from app.main import WhisperFlowApp
 from app.settings import load_settings
+from app.windows.about_dialog import about_html
 from app.windows.tray import closing_behaviour, tray_available
+from app.windows.wizard import WelcomePage
 from engine.audio.sources import PacedFileSource
 from engine.stream.profiles import Allocation
 
@@ -117,3 +119,19 @@ def test_with_a_tray_the_page_says_where_the_icon_is():
     assert "icon in the menu bar" in mac and "icon in the system tray" in linux
     assert "keeps them running" in mac and "quits WhisperFlow" in mac
     assert "icon" not in closing_behaviour(False, "darwin")
+
+
+def test_the_welcome_page_names_the_folders_as_about_does_with_the_home_folder_as_tilde(
+    qtbot, isolated_dirs, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(isolated_dirs))  # the folders isolated_dirs made are inside this home
+    page = WelcomePage()
+    qtbot.addWidget(page)
+    text = page.text.text()
+    assert "<code>~/data/sessions</code>" in text and "<code>~/cache/models</code>" in text
+    assert str(isolated_dirs) not in text
+    assert "<td>~/data/sessions</td>" in about_html("tiny.en")
+    monkeypatch.setenv("HOME", str(isolated_dirs / "elsewhere"))  # folders outside the home are named in full
+    elsewhere = WelcomePage()
+    qtbot.addWidget(elsewhere)
+    assert f"<code>{isolated_dirs}/data/sessions</code>" in elsewhere.text.text()

@@ -3,48 +3,27 @@ the journal; an input that disappears mid-session gives a clear message and keep
 
 from __future__ import annotations
 
-import jiwer
 import numpy as np
 import pytest
 import soundfile as sf
+from live_app import cheap_app, start_on_virtual_mic, wer
 from testdata import DATA
-from whisper_normalizer.english import EnglishTextNormalizer
 
-from app.main import WhisperFlowApp
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.session.journal import list_sessions, load_session
 
 CLIP = DATA / "LJ001-0009.wav"
 REFERENCE = "Printing, then, for our purpose, may be considered as the art of making books by means of movable types."
-MIC_KEY = "pulse:wf_test_mic"
-normalize = EnglishTextNormalizer()
-
-
-def wer(hypothesis: str) -> float:
-    return jiwer.wer(normalize(REFERENCE), normalize(hypothesis))
 
 
 @pytest.fixture()
 def whisperflow(qtbot, isolated_dirs, tiny_model):
-    wf = WhisperFlowApp(preloaded=(tiny_model,))
-    wf.settings.first_run_done = True
-    # Greedy, serial, padded to 30 s: the cheapest settings that are stable on a shared 2-core machine
-    # (the hush word currently loops on 1 s first rounds with tiny.en).
-    wf.settings.hush, wf.settings.beam_size, wf.settings.beam_pruning, wf.settings.pipeline = False, 1, False, False
+    wf = cheap_app(tiny_model)
     wf.settings.caption.hide_after_s = 0.0
     qtbot.addWidget(wf.window)
     wf.start()
     yield wf
     wf.window.quit()
-
-
-def start_on_virtual_mic(qtbot, wf: WhisperFlowApp) -> None:
-    picker = wf.window.source_picker
-    picker.refresh(select_key=MIC_KEY)
-    assert picker.current().key == MIC_KEY, [picker.combo.itemText(i) for i in range(picker.combo.count())]
-    with qtbot.waitSignals([wf.window.controller.session_started, wf.window.controller.listening], timeout=20000):
-        wf.window.start_button.click()
-    assert wf.window.statusBar().currentMessage().startswith("Listening to WhisperFlowTestMic")
 
 
 def test_speech_into_the_virtual_mic_appears_in_captions_transcript_and_journal(qtbot, virtual_mic, whisperflow):
@@ -60,8 +39,8 @@ def test_speech_into_the_virtual_mic_appears_in_captions_transcript_and_journal(
         wf.window.start_button.click()  # Stop: the rest of the buffer is confirmed
 
     transcript = wf.window.transcript.text()
-    assert wer(transcript) < 0.25, transcript
-    assert wer(wf.window.captions.text()) < 0.25
+    assert wer(REFERENCE, transcript) < 0.25, transcript
+    assert wer(REFERENCE, wf.window.captions.text()) < 0.25
     assert wf.window.transcript.paragraphs and wf.window.transcript.margin_time(0).startswith("0:0")
     assert max(levels) > 0.02  # the meter saw the speech
     [session] = list_sessions()
