@@ -165,9 +165,9 @@ class SessionJournal:
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
         self._pending: list[Word | FinalEvent] = []
+        self._text = FinalText()  # the words on disk with their final texts applied
         self._word_count = 0
         self._duration_s = 0.0
-        self._preview = ""
         self._closed = False
 
     @classmethod
@@ -223,7 +223,7 @@ class SessionJournal:
 
     @property
     def word_count(self) -> int:
-        """Words safely on disk."""
+        """Words safely on disk (each utterance's final text where it has one)."""
         return self._word_count
 
     @property
@@ -267,14 +267,18 @@ class SessionJournal:
                 f"{self.pending_count} confirmed words are kept in memory."
             ) from e
         self._size += len(data)
-        self._note_saved([r for r in self._pending if not isinstance(r, FinalEvent)])
+        self._note_saved(self._pending)
         self._pending.clear()
 
-    def _note_saved(self, words: Sequence[Word]) -> None:
-        self._word_count += len(words)
-        self._duration_s = max([self._duration_s, *(float(w.end) for w in words)])
-        if len(self._preview) < PREVIEW_CHARS:
-            self._preview = (self._preview + " " + " ".join(w.text for w in words)).strip()[:PREVIEW_CHARS]
+    def _note_saved(self, records: Sequence[Word | FinalEvent]) -> None:
+        for record in records:
+            if isinstance(record, FinalEvent):
+                if self._text.apply(record):
+                    self._word_count += len(record.words) - record.count
+            else:
+                self._text.confirm([record])
+                self._word_count += 1
+                self._duration_s = max(self._duration_s, float(record.end))
 
     def close(self) -> None:
         """Save pending words and mark the session complete (idempotent).
@@ -290,7 +294,7 @@ class SessionJournal:
                 "ended_at": now_iso(),
                 "word_count": self._word_count,
                 "duration_s": round(self._duration_s, 3),
-                "preview": self._preview,
+                "preview": join_words(self._text.words)[:PREVIEW_CHARS],
                 "recovered": False,
             }
             try:

@@ -116,7 +116,10 @@ def test_a_reading_into_the_microphone_is_captioned_exported_in_every_format_and
     for fmt in FORMATS:
         export_through_dialog(window, fmt)  # the proposed name, each format's file type
     check_exports(exports, window, first_sentence_s)
-    words = [(w.text, w.start, w.end) for w in window.transcript.words()]
+    # to the millisecond, as the journal keeps them
+    words = [
+        (w.text, round(w.start, 3), round(w.end, 3)) for w in window.transcript.words()
+    ]  # as the journal keeps them
     window.quit()
 
     again = cheap_app(tiny_model)  # a new start on the same folders
@@ -126,7 +129,8 @@ def test_a_reading_into_the_microphone_is_captioned_exported_in_every_format_and
     dialog = again.window.open_sessions()
     assert [info.complete for info in dialog.sessions] == [True]
     assert dialog.table.item(0, 1).text().startswith("WhisperFlowTestMic")
+    assert dialog.table.item(0, 2).text() == str(len(words))  # the final text's words, as the transcript's
     dialog.open_button.click()
-    assert [(w.text, w.start, w.end) for w in again.window.transcript.words()] == words
+    assert [(w.text, round(w.start, 3), round(w.end, 3)) for w in again.window.transcript.words()] == words
     assert again.window.transcript.text() == transcript
     again.window.quit()

@@ -104,7 +104,7 @@ def test_full_disk_keeps_words_and_transcript(tmp_path):
     assert "110 confirmed words" in out["append_full_again"] and out["pending_full_again"] == 110
     assert "all.srt" in out["export_new"] and "full" in out["export_new"]
     assert "keep.txt" in out["export_over"] and "full" in out["export_over"]
-    assert out["keep_txt"] == "word0000 word0001 word0002\n"  # the old file survived the failed overwrite
+    assert out["keep_txt"] == "0:00  Word0000 word0001 word0002\n"  # the old file survived the failed overwrite
     assert out["files_when_full"] == ["filler", "keep.txt", "sessions"]  # no partial or temporary files
     assert out["transcript_untouched"]
     assert out["pending_after"] == 0

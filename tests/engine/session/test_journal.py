@@ -10,6 +10,7 @@ from testdata import REPO
 
 from engine.errors import WhisperFlowError
 from engine.session import transcript
+from engine.session.events import FinalEvent
 from engine.session.journal import (
     COMPLETE_FILE,
     WORDS_FILE,
@@ -163,3 +164,14 @@ def test_default_location_is_the_user_data_dir(isolated_dirs):
     assert [json.loads(line)["text"] for line in lines] == ["word0", "word1"]
     assert oct((sessions_dir() / meta.session_id).stat().st_mode & 0o777) == oct(0o700)
     assert list_sessions()[0].complete
+
+
+def test_a_finished_session_counts_and_previews_its_final_text(tmp_path):
+    heard = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("boss", 0.9, 1.2), Word("shit.", 1.2, 1.8)]
+    said = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("ball.", 0.9, 1.8)]
+    with SessionJournal.start(tmp_path, "call.wav", "tiny.en") as journal:
+        journal.append(heard)
+        journal.append([], [FinalEvent(0, 4, said, 2.0)])
+        assert journal.word_count == 3
+    (info,) = list_sessions(tmp_path)
+    assert info.word_count == 3 and info.preview == "Kick the ball."
