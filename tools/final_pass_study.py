@@ -42,17 +42,14 @@ class Variant:
     beam: int
     padding: str
     guided: bool = False
-    sure: float = 2.0
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
         context, beam, padding, *flags = rest.split(":")
-        guided = "guided" in flags
-        sure = [float(f.removeprefix("sure")) for f in flags if f.startswith("sure")]
-        if padding not in ("pad30", "hush") or len(flags) != guided + len(sure):
-            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided and :sureP")
-        return cls(name, float(context), int(beam), padding, guided, sure[0] if sure else 2.0)
+        if padding not in ("pad30", "hush") or flags not in ([], ["guided"]):
+            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided")
+        return cls(name, float(context), int(beam), padding, bool(flags))
 
 
 def record(loaded, path: Path) -> Recording:
@@ -119,9 +116,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
 
     audio = load_audio(path)
     transcriber = final_transcriber(loaded, variant)
-    finalizer = Finalizer(
-        transcriber, now, lambda: 0.0, context_s=variant.context_s, guided=variant.guided, sure=variant.sure
-    )
+    finalizer = Finalizer(transcriber, now, lambda: 0.0, context_s=variant.context_s, guided=variant.guided)
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
     for call in rec.calls:
@@ -146,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", default="../shared/corpus/manifest.tsv")
     p.add_argument("--kind", nargs="+", default=["narrowband", "sentences", "accented", "short", "long_derived"])
     p.add_argument("--step", type=int, default=1, help="every STEP-th file of each kind")
-    p.add_argument(
-        "--variant", nargs="+", default=["ctx20=20:5:pad30"], metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided][:sureP]"
-    )
+    p.add_argument("--variant", nargs="+", default=["ctx20=20:5:pad30"], metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided]")
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)
     prepare()

@@ -37,7 +37,6 @@ MARGIN_S = 0.05  # a word of the final text ending this little after the audio's
 WINDOW_S = CHUNK_LENGTH - ROOM_S  # the most audio one final decoding hears, as a round's (25 s; at 28 s the
 # long-form file's final text made 27 errors against 18: a nearly full window is read worse)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
-SURE = 2.0  # every utterance is decoded again (a word's probability is at most 1)
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
 
 
@@ -85,20 +84,16 @@ class Finalizer:
         max_utterance_s: float = MAX_UTTERANCE_S,
         context_s: float = CONTEXT_S,
         guided: bool = True,
-        sure: float = SURE,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended; guided: the final text already heard before
-        the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize);
-        sure: an utterance whose every confirmed word has at least this probability keeps its confirmed words
-        undecoded (above 1: every utterance is decoded)."""
+        the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize)."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
         self.max_utterance_s = max_utterance_s
         self.context_s = context_s
         self.guided = guided
-        self.sure = sure
         self.audio = np.zeros(0, np.float32)
         self.audio_start = 0.0  # stream seconds of self.audio[0]
         self.utterance_start = 0.0  # where the last utterance ended (stream seconds)
@@ -181,7 +176,7 @@ class Finalizer:
         self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
         span = _Span(heard_from, start, end)
-        if not decode or min(w.probability for w in words) >= self.sure:
+        if not decode:
             self._jobs.append(self.submit(lambda: FinalEvent(first, len(words), plain(words), paused)))
             return
         self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))

@@ -77,12 +77,12 @@ def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_re
     assert all(b[1] - a[1] <= MAX_UTTERANCE_S + 2.0 for a, b in zip(reader.windows, reader.windows[1:]))
 
 
-def two_utterances(sure: float = 2.0) -> tuple[Reader, list]:
-    """Two utterances (the second's words less sure) with a pause between them, finalized one after the other."""
-    first = [Word("one", 0.5, 0.9, 0.9), Word("two", 1.0, 1.4, 0.9)]
-    second = [Word("three", 3.0, 3.4, 0.4), Word("four", 3.5, 3.9, 0.9)]
+def two_utterances() -> tuple[Reader, list]:
+    """Two utterances with a pause between them, finalized one after the other."""
+    first = [Word("one", 0.5, 0.9), Word("two", 1.0, 1.4)]
+    second = [Word("three", 3.0, 3.4), Word("four", 3.5, 3.9)]
     reader = Reader(first + second)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=sure)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
     finalizer.add_audio(ramp(0.0, 2.0))
     finalizer.add_confirmed([w.confirmed(2.0) for w in first])
     finalizer.pause()
@@ -96,12 +96,6 @@ def test_the_final_text_heard_before_an_utterance_is_the_final_pass_reference():
     reader, finals = two_utterances()
     assert reader.windows == [(0.0, 2.0), (0.0, 4.5)]  # the second hears the first as context
     assert reader.references == [None, reader.prompt_tokens("one two")]
-    assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
-
-
-def test_an_utterance_whose_every_word_is_sure_keeps_its_confirmed_words_undecoded():
-    reader, finals = two_utterances(sure=0.8)
-    assert reader.windows == [(0.0, 4.5)]  # only the second, whose "three" is unsure, is decoded again
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
 
 
