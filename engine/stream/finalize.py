@@ -187,7 +187,7 @@ class Finalizer:
 
     def _reference(self, span: _Span) -> list[int] | None:
         """The tokens of the final text already heard in the span's audio before the utterance, where guided."""
-        heard = [w.text for w in self.final_words if w.start >= span.heard_from - MARGIN_S and w.end <= span.start]
+        heard = [w.text for w in self.final_words if span.heard_from < w.end <= span.start]
         return self.transcriber.prompt_tokens(" ".join(heard)) if self.guided and heard else None
 
     def _final(
