@@ -25,6 +25,7 @@ OWN_PARSER = {
         "tools.final_pass_study",
         "the final pass over the same utterances with other context, beam or padding: WER and CPU",
     ),
+    "call-fixture": ("tools.call.fixture", "a two-sided call from two corpus speakers: tracks with and without echo"),
     "startup-check": (
         "tools.startup_check",
         "a fresh process's way to its first decoded tokens, stage by stage, with its memory",
