@@ -26,6 +26,7 @@ OWN_PARSER = {
         "the final pass over the same utterances with other context, beam or padding: WER and CPU",
     ),
     "call-fixture": ("tools.call.fixture", "a two-sided call from two corpus speakers: tracks with and without echo"),
+    "call-aec": ("tools.call.aec", "a call's microphone track through PulseAudio's WebRTC echo canceller"),
     "call-score": ("tools.call.score", "a call's JSONL against the fixture: attribution, echo and WER per side"),
     "startup-check": (
         "tools.startup_check",

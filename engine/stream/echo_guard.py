@@ -14,9 +14,16 @@ from engine.stream.agreement import spelling
 
 SAME_TIME_S = 0.5  # a You word starting this close to a Them word's start (an echo is 0.06–0.15 s late, and the two
 # streams time a word a little differently) repeats it
+STEM_LETTERS = 4  # a word this long or longer that begins another ("exhibition", "exhibitions") is the same word
 REMEMBER_S = 30.0  # Them's words kept this long after the newest (a final pass decodes at most 25 s again)
 
 log = logging.getLogger(__name__)
+
+
+def _same(a: str, b: str) -> bool:
+    """The same word, or one its other form begins with (an echo may be heard with another ending)."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= STEM_LETTERS and long.startswith(short))
 
 
 class EchoGuard:
@@ -47,7 +54,7 @@ class EchoGuard:
         lo = bisect_right([w.start for w in self.heard], word.start - self.same_time_s)
         near = (w for w in self.heard[lo:] if w.start <= word.start + self.same_time_s)
         close = (w for w in self.tentative if abs(w.start - word.start) <= self.same_time_s)
-        return any(spelling(w.text) == said for w in (*near, *close))
+        return any(_same(spelling(w.text), said) for w in (*near, *close))
 
     def _kept(self, words: list[Word], what: str) -> list[Word]:
         kept = [w for w in words if not self.echoes(w)]
