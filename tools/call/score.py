@@ -2,6 +2,8 @@
 
 Per side: attribution (the share of the side's reference words found, in order, under that side's label), WER, and
 echo (the share of Them's reference words that also appear as You within ECHO_NEAR_S of when Them said them).
+``--guard`` replays the echo guard over a run recorded without it (``--no-echo-guard --debug-rounds``: the round
+records carry the tentative words the guard also hears), so one run scores both.
 """
 
 from __future__ import annotations
@@ -12,27 +14,55 @@ from pathlib import Path
 
 from engine.scoring.align import align
 from engine.scoring.wer import normalize_text, wer_counts
-from engine.session.events import final_from_record, word_from_record
+from engine.session.events import StreamUpdate, final_from_record, word_from_record
 from engine.session.final_text import SideTexts
+from engine.session.words import Word
 from engine.stream.agreement import spelling
+from engine.stream.echo_guard import EchoGuard
 
 ECHO_NEAR_S = 1.0
 
 
-def session_words(jsonl: Path) -> dict[str, list]:
-    """Each side's words, final texts applied."""
-    text = SideTexts()
+def recorded_updates(jsonl: Path) -> list[StreamUpdate]:
+    """The updates a call's JSONL holds, in order: a round record and the records after it, of one side."""
+    groups: list[dict] = []
     for line in jsonl.read_text().splitlines():
         record = json.loads(line)
-        if record.get("type") == "word":
-            text.confirm([word_from_record(record)])
-        elif record.get("type") == "final":
-            text.apply(final_from_record(record))
+        kind, speaker = record.get("type"), record.get("speaker")
+        if kind not in ("round", "word", "final"):
+            continue
+        if kind == "round" or not groups or groups[-1]["speaker"] != speaker:
+            groups.append({"speaker": speaker, "confirmed": [], "tentative": [], "finals": []})
+        group = groups[-1]
+        if kind == "round":
+            group["tentative"] = [Word(t, a, b, p, speaker) for t, a, b, p in record.get("tentative", [])]
+        elif kind == "word":
+            group["confirmed"].append(word_from_record(record).confirmed(record["emitted"]))
+        else:
+            group["finals"].append(final_from_record(record))
+    return [
+        StreamUpdate(g["confirmed"], g["tentative"], 0.0, 0.0, 0.0, finals=g["finals"], speaker=g["speaker"])
+        for g in groups
+    ]
+
+
+def session_words(jsonl: Path, guard: EchoGuard | None = None) -> dict[str, list]:
+    """Each side's words, final texts applied; with guard, You's updates filtered by it as a live call's are."""
+    text = SideTexts()
+    for update in recorded_updates(jsonl):
+        if guard is not None:
+            if update.speaker == "them":
+                guard.hear(update)
+            else:
+                update = guard.filter(update)
+        text.confirm(update.confirmed)
+        for f in update.finals:
+            text.apply(f)
     return {side: [w for w in text.words if w.speaker == side] for side in ("you", "them")}
 
 
-def score(jsonl: Path, fixture: Path) -> dict:
-    said = session_words(jsonl)
+def score(jsonl: Path, fixture: Path, guard: bool = False) -> dict:
+    said = session_words(jsonl, EchoGuard() if guard else None)
     out = {}
     for side in ("you", "them"):
         ref = json.loads((fixture / f"reference-{side}.json").read_text())
@@ -55,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="whisperflow call-score", description=__doc__.split("\n\n")[0])
     parser.add_argument("jsonl", type=Path)
     parser.add_argument("fixture", type=Path, help="the folder whisperflow call-fixture wrote")
+    parser.add_argument("--guard", action="store_true", help="replay the echo guard over a run recorded without it")
     args = parser.parse_args(argv)
-    print(json.dumps(score(args.jsonl, args.fixture), indent=1))
+    print(json.dumps(score(args.jsonl, args.fixture, args.guard), indent=1))
     return 0
