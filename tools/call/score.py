@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from engine.scoring.align import align
@@ -23,12 +24,13 @@ from engine.stream.echo_guard import EchoGuard
 ECHO_NEAR_S = 1.0
 
 
-def recorded_updates(jsonl: Path) -> list[StreamUpdate]:
-    """The updates a call's JSONL holds, in order: a round record and the records after it, of one side."""
+def recorded_updates(jsonl: Path, alone: str | None = None) -> list[StreamUpdate]:
+    """The updates a call's JSONL holds, in order: a round record and the records after it, of one side (alone: the
+    side a one-source stream's records, which name none, are scored as)."""
     groups: list[dict] = []
     for line in jsonl.read_text().splitlines():
         record = json.loads(line)
-        kind, speaker = record.get("type"), record.get("speaker")
+        kind, speaker = record.get("type"), record.get("speaker", alone)
         if kind not in ("round", "word", "final"):
             continue
         if kind == "round" or not groups or groups[-1]["speaker"] != speaker:
@@ -37,19 +39,19 @@ def recorded_updates(jsonl: Path) -> list[StreamUpdate]:
         if kind == "round":
             group["tentative"] = [Word(t, a, b, p, speaker) for t, a, b, p in record.get("tentative", [])]
         elif kind == "word":
-            group["confirmed"].append(word_from_record(record).confirmed(record["emitted"]))
+            group["confirmed"].append(replace(word_from_record(record), speaker=speaker).confirmed(record["emitted"]))
         else:
-            group["finals"].append(final_from_record(record))
+            group["finals"].append(replace(final_from_record(record), speaker=speaker))
     return [
         StreamUpdate(g["confirmed"], g["tentative"], 0.0, 0.0, 0.0, finals=g["finals"], speaker=g["speaker"])
         for g in groups
     ]
 
 
-def session_words(jsonl: Path, guard: EchoGuard | None = None) -> dict[str, list]:
+def session_words(jsonl: Path, guard: EchoGuard | None = None, alone: str | None = None) -> dict[str, list]:
     """Each side's words, final texts applied; with guard, You's updates filtered by it as a live call's are."""
     text = SideTexts()
-    for update in recorded_updates(jsonl):
+    for update in recorded_updates(jsonl, alone):
         if guard is not None:
             if update.speaker == "them":
                 guard.hear(update)
@@ -61,10 +63,10 @@ def session_words(jsonl: Path, guard: EchoGuard | None = None) -> dict[str, list
     return {side: [w for w in text.words if w.speaker == side] for side in ("you", "them")}
 
 
-def score(jsonl: Path, fixture: Path, guard: bool = False) -> dict:
-    said = session_words(jsonl, EchoGuard() if guard else None)
+def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = None) -> dict:
+    said = session_words(jsonl, EchoGuard() if guard else None, alone)
     out = {}
-    for side in ("you", "them"):
+    for side in (alone,) if alone else ("you", "them"):
         ref = json.loads((fixture / f"reference-{side}.json").read_text())
         hyp_text = " ".join(w.text for w in said[side])
         ref_words, hyp_words = normalize_text(ref["text"]).split(), normalize_text(hyp_text).split()
@@ -74,6 +76,8 @@ def score(jsonl: Path, fixture: Path, guard: bool = False) -> dict:
             "wer": wer_counts(ref["text"], hyp_text).wer,
             "words": len(said[side]),
         }
+    if alone:
+        return out
     them = json.loads((fixture / "reference-them.json").read_text())["words"]
     yours = [(spelling(w.text), w.start) for w in said["you"]]
     echoed = sum(any(s == spelling(t["text"]) and abs(at - t["start"]) <= ECHO_NEAR_S for s, at in yours) for t in them)
@@ -86,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("jsonl", type=Path)
     parser.add_argument("fixture", type=Path, help="the folder whisperflow call-fixture wrote")
     parser.add_argument("--guard", action="store_true", help="replay the echo guard over a run recorded without it")
+    parser.add_argument("--alone", choices=("you", "them"), help="a one-source run of that side's track alone")
     args = parser.parse_args(argv)
-    print(json.dumps(score(args.jsonl, args.fixture, args.guard), indent=1))
+    print(json.dumps(score(args.jsonl, args.fixture, args.guard, args.alone), indent=1))
     return 0
