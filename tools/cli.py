@@ -27,6 +27,7 @@ OWN_PARSER = {
     ),
     "call-fixture": ("tools.call.fixture", "a two-sided call from two corpus speakers: tracks with and without echo"),
     "call-aec": ("tools.call.aec", "a call's microphone track through PulseAudio's WebRTC echo canceller"),
+    "call-bench": ("tools.call.bench", "the call row: attribution, echo, WER against each side alone, cost"),
     "call-score": ("tools.call.score", "a call's JSONL against the fixture: attribution, echo and WER per side"),
     "startup-check": (
         "tools.startup_check",

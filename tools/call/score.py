@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine.scoring.align import align
+from engine.scoring.latency import summarize, word_latencies
 from engine.scoring.wer import normalize_text, wer_counts
 from engine.session.events import StreamUpdate, final_from_record, word_from_record
 from engine.session.final_text import SideTexts
@@ -39,7 +40,9 @@ def recorded_updates(jsonl: Path, alone: str | None = None) -> list[StreamUpdate
         if kind == "round":
             group["tentative"] = [Word(t, a, b, p, speaker) for t, a, b, p in record.get("tentative", [])]
         elif kind == "word":
-            group["confirmed"].append(replace(word_from_record(record), speaker=speaker).confirmed(record["emitted"]))
+            group["confirmed"].append(
+                replace(word_from_record(record), speaker=speaker).confirmed(record["emitted"], record.get("shown"))
+            )
         else:
             group["finals"].append(replace(final_from_record(record), speaker=speaker))
     return [
@@ -48,26 +51,35 @@ def recorded_updates(jsonl: Path, alone: str | None = None) -> list[StreamUpdate
     ]
 
 
-def session_words(jsonl: Path, guard: EchoGuard | None = None, alone: str | None = None) -> dict[str, list]:
-    """Each side's words, final texts applied; with guard, You's updates filtered by it as a live call's are."""
-    text = SideTexts()
+def session_words(jsonl: Path, guard: EchoGuard | None = None, alone: str | None = None) -> tuple[dict, dict]:
+    """Each side's words, final texts applied, and its confirmed words as they came; with guard, You's updates
+    filtered by it as a live call's are."""
+    text, confirmed = SideTexts(), {"you": [], "them": []}
     for update in recorded_updates(jsonl, alone):
         if guard is not None:
             if update.speaker == "them":
                 guard.hear(update)
             else:
                 update = guard.filter(update)
+        confirmed[update.speaker].extend(update.confirmed)
         text.confirm(update.confirmed)
         for f in update.finals:
             text.apply(f)
-    return {side: [w for w in text.words if w.speaker == side] for side in ("you", "them")}
+    return {side: [w for w in text.words if w.speaker == side] for side in ("you", "them")}, confirmed
+
+
+def _latency(reference: list[Word], confirmed: list, shown: bool) -> float | None:
+    """The mean latency of the side's reference words: to confirmation, or to first showing."""
+    events = [replace(w, emitted=w.shown) if shown and w.shown is not None else w for w in confirmed]
+    return summarize([x.latency for x in word_latencies(reference, events)]).mean
 
 
 def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = None) -> dict:
-    said = session_words(jsonl, EchoGuard() if guard else None, alone)
+    said, confirmed = session_words(jsonl, EchoGuard() if guard else None, alone)
     out = {}
     for side in (alone,) if alone else ("you", "them"):
         ref = json.loads((fixture / f"reference-{side}.json").read_text())
+        timed = [Word(w["text"], w["start"], w["end"]) for w in ref["words"]]
         hyp_text = " ".join(w.text for w in said[side])
         ref_words, hyp_words = normalize_text(ref["text"]).split(), normalize_text(hyp_text).split()
         hits = sum(p.op == "hit" for p in align(ref_words, hyp_words))
@@ -75,6 +87,8 @@ def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = N
             "attribution": hits / len(ref_words),
             "wer": wer_counts(ref["text"], hyp_text).wer,
             "words": len(said[side]),
+            "confirmed_latency_s": _latency(timed, confirmed[side], shown=False),
+            "shown_latency_s": _latency(timed, confirmed[side], shown=True),
         }
     if alone:
         return out
