@@ -1,9 +1,9 @@
 """The call row of the bench: `whisperflow call-bench OUT [--seeds 0 1 2] [--pace unaware]`.
 
-For each seed: the fixture (tools/call/fixture.py), the call at each echo level recorded once without the guard
-(scored with and without it replayed, tools/call/score.py), and each side streamed alone; every run in a process of
-its own, its CPU and peak RSS measured by /usr/bin/time. A run whose JSONL is already there is not run again.
-Writes OUT/call.md (the table, means over the seeds) and OUT/call.json (every figure).
+For each seed: the fixture (tools/call/fixture.py), the call without echo and at each echo level, recorded once
+without the guard (scored with and without it replayed, tools/call/score.py), and each side streamed alone; every
+run in a process of its own, its CPU and peak RSS measured by /usr/bin/time. A run whose JSONL is already there is
+not run again. Writes OUT/call.md (the table, means over the seeds) and OUT/call.json (every figure).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from tools.call.fixture import ECHO_DB, build_call, read_recipe, write_call
 from tools.call.score import score
 
 TIME = "/usr/bin/time"
+LEVELS = ("noecho", *(f"echo{db:g}" for db in ECHO_DB))  # your tracks (tools/call/fixture.py)
+LEVEL_NAMES = {"noecho": "none", **{f"echo{db:g}": f"-{db:g} dB" for db in ECHO_DB}}
 
 
 def _stream(args: list[str], jsonl: Path, pace: str) -> dict:
@@ -44,11 +46,11 @@ def run_seed(out: Path, seed: int, pace: str) -> dict:
         jsonl = fixture / f"alone-{side}.jsonl"
         cost = _stream([str(fixture / f"{track}.wav")], jsonl, pace)
         row["alone"][side] = {**cost, **score(jsonl, fixture, alone=side)[side]}
-    for db in ECHO_DB:
-        jsonl = fixture / f"call-echo{db:g}.jsonl"
-        you, them = fixture / f"you-echo{db:g}.wav", fixture / "them.wav"
+    for level in LEVELS:
+        jsonl = fixture / f"call-{level}.jsonl"
+        you, them = fixture / f"you-{level}.wav", fixture / "them.wav"
         cost = _stream(["--you", str(you), "--them", str(them), "--no-echo-guard", "--debug-rounds"], jsonl, pace)
-        row[f"echo{db:g}"] = {
+        row[level] = {
             **cost,
             "cpu_per_audio_s": cost["cpu_s"] / audio_s,
             "no_guard": score(jsonl, fixture),
@@ -73,14 +75,13 @@ def table(rows: list[dict]) -> str:
         "(alone) | confirmed / shown latency s | CPU s per audio s (pair) | peak RSS MB |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for db in ECHO_DB:
-        key = f"echo{db:g}"
+    for key in LEVELS:
         for side in ("you", "them"):
             m = lambda *path, key=key: _mean([_dig(r[key], path) for r in rows])  # noqa: E731
             alone = _mean([r["alone"][side]["wer"] for r in rows])
             echo = f"{_fmt(m('no_guard', 'echo'), True)} → {_fmt(m('guard', 'echo'), True)}" if side == "you" else ""
             lines.append(
-                f"| -{db:g} dB | {side} | {_fmt(m('no_guard', side, 'attribution'), True)} → "
+                f"| {LEVEL_NAMES[key]} | {side} | {_fmt(m('no_guard', side, 'attribution'), True)} → "
                 f"{_fmt(m('guard', side, 'attribution'), True)} | {echo} | {_fmt(m('guard', side, 'wer'), True)} "
                 f"({_fmt(alone, True)}) | {_fmt(m('guard', side, 'confirmed_latency_s'))} / "
                 f"{_fmt(m('guard', side, 'shown_latency_s'))} | {_fmt(m('cpu_per_audio_s'))} | {_fmt(m('rss_mb'))} |"

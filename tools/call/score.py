@@ -20,6 +20,7 @@ from engine.session.events import StreamUpdate, final_from_record, word_from_rec
 from engine.session.final_text import SideTexts
 from engine.session.words import Word
 from engine.stream.agreement import spelling
+from engine.stream.call import label
 from engine.stream.echo_guard import EchoGuard
 
 ECHO_NEAR_S = 1.0
@@ -46,7 +47,7 @@ def recorded_updates(jsonl: Path, alone: str | None = None) -> list[StreamUpdate
         else:
             group["finals"].append(replace(final_from_record(record), speaker=speaker))
     return [
-        StreamUpdate(g["confirmed"], g["tentative"], 0.0, 0.0, 0.0, finals=g["finals"], speaker=g["speaker"])
+        label(StreamUpdate(g["confirmed"], g["tentative"], 0.0, 0.0, 0.0, finals=g["finals"]), g["speaker"])
         for g in groups
     ]
 
