@@ -10,12 +10,21 @@ from contextlib import nullcontext
 
 from engine.errors import WhisperFlowError
 from engine.session.transcript import settle_periods
+from engine.session.turns import LABELS
 
 
 def register(sub) -> None:
     p = sub.add_parser("stream", help="caption an audio file or a device live, printing words as they are confirmed")
     p.add_argument("audio", nargs="?", help="audio file (wav, flac, ogg, mp3)")
     p.add_argument("--device", help="input device name or index instead of a file")
+    p.add_argument("--you", metavar="SOURCE", help="a call: your side (a file, an input device, or 'system')")
+    p.add_argument("--them", metavar="SOURCE", help="a call: the other side (a file, an input device, or 'system')")
+    p.add_argument(
+        "--echo-guard",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a call: drop your words that repeat the other side's at the same time (their voice from the speakers)",
+    )
     p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
     p.add_argument("--jsonl", metavar="OUT", help="write round, word and done events as JSON lines ('-' for stdout)")
     p.add_argument("--debug-rounds", action="store_true", help="round events also carry the round's hypothesis")
@@ -77,8 +86,13 @@ class _CaptionPrinter:
         self.out = out
         self.column = 0
         self.held: str | None = None
+        self.speaker: str | None = None  # a call's side whose words the line shows
 
     def __call__(self, update) -> None:
+        if update.speaker is not None and update.confirmed and update.speaker != self.speaker:
+            self.close()  # a call's other side speaks: a line of its own, labelled
+            self.speaker = update.speaker
+            self._write(f"{LABELS[update.speaker]}:")
         fresh = False  # whether the held word came with this update (its round may end with it)
         for w in update.confirmed:
             if self.held is not None:
@@ -105,16 +119,37 @@ class _CaptionPrinter:
             self.held = None
         if self.column:
             self.out.write("\n")
+            self.column = 0
         self.out.flush()
 
 
+def write_records(writer, update, debug_rounds: bool) -> None:
+    """An update's records, on disk (fsync'd) before it is shown: a kill loses no word that was shown."""
+    from engine.session.events import dropped_record, final_record, round_record, word_record
+
+    if update.round:
+        writer.write(round_record(update.round, update if debug_rounds else None))
+    for d in update.dropped:
+        writer.write(dropped_record(d))
+    for w in update.confirmed:
+        writer.write(word_record(w))
+    for f in update.finals:
+        writer.write(final_record(f))
+    if update.confirmed or update.finals:
+        writer.sync()
+
+
 def cmd_stream(args) -> int:
+    if args.you is not None or args.them is not None:
+        from cli.call import cmd_call
+
+        return cmd_call(args)
     from cli.output import JsonlOutput, check_output_path
     from engine.audio.sources import FileSource, MicrophoneSource, PacedFileSource
     from engine.errors import DeviceError
     from engine.model.whisper_model import load_model
     from engine.runtime.safe_write import write_file_atomic
-    from engine.session.events import done_record, dropped_record, final_record, round_record, word_record
+    from engine.session.events import done_record
     from engine.session.final_text import FinalText
     from engine.stream.config import build_processor
     from engine.stream.replay import is_replay
@@ -150,17 +185,8 @@ def cmd_stream(args) -> int:
     with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
 
         def on_update(update) -> None:
-            if writer:  # on disk (fsync'd) before it is shown: a kill loses no word that was shown
-                if update.round:
-                    writer.write(round_record(update.round, update if args.debug_rounds else None))
-                for d in update.dropped:
-                    writer.write(dropped_record(d))
-                for w in update.confirmed:
-                    writer.write(word_record(w))
-                for f in update.finals:
-                    writer.write(final_record(f))
-                if update.confirmed or update.finals:
-                    writer.sync()
+            if writer:
+                write_records(writer, update, args.debug_rounds)
             final_text.confirm(update.confirmed)
             for f in update.finals:
                 final_text.apply(f)

@@ -25,6 +25,10 @@ OWN_PARSER = {
         "tools.final_pass_study",
         "the final pass over the same utterances with other context, beam or padding: WER and CPU",
     ),
+    "call-fixture": ("tools.call.fixture", "a two-sided call from two corpus speakers: tracks with and without echo"),
+    "call-aec": ("tools.call.aec", "a call's microphone track through PulseAudio's WebRTC echo canceller"),
+    "call-bench": ("tools.call.bench", "the call row: attribution, echo, WER against each side alone, cost"),
+    "call-score": ("tools.call.score", "a call's JSONL against the fixture: attribution, echo and WER per side"),
     "startup-check": (
         "tools.startup_check",
         "a fresh process's way to its first decoded tokens, stage by stage, with its memory",

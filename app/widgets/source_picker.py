@@ -10,12 +10,14 @@ from typing import Literal
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from engine.audio.devices import InputDevice, list_input_devices, pulse_sources, rescan_devices
+from engine.audio.devices import InputDevice, call_system_source, list_input_devices, pulse_sources, rescan_devices
 from engine.audio.sources import AudioSource, FileSource, MicrophoneSource
 from engine.audio.system_audio import system_audio_availability
 from engine.errors import DeviceError
 
 SCREEN_CAPTURE_KEY = "screencapture"  # macOS 13+: everything the Mac plays, through ScreenCaptureKit
+CALL_KEY = "call"  # both sides of a call: the default microphone (you) and the first system audio (them)
+CALL_LABEL = "Call (you and them)"
 AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *.mp4);;All files (*)"
 
 
@@ -23,14 +25,19 @@ AUDIO_FILES = "Audio files (*.wav *.flac *.mp3 *.ogg *.m4a *.opus *.aac *.webm *
 class SourceChoice:
     """One entry of the picker. `key` is what settings remember (a device name, ``pulse:…`` or a path)."""
 
-    kind: Literal["microphone", "system", "file"]
+    kind: Literal["microphone", "system", "file", "call"]
     key: str
     label: str
+    sides: tuple[SourceChoice, SourceChoice] | None = None  # a call's: you, them
 
     def open(self) -> AudioSource:
         """A new, not yet started source for this choice."""
         if self.kind == "file":
             return FileSource(self.key)
+        if self.sides is not None:
+            from engine.audio.call_sources import CallSources
+
+            return CallSources(self.sides[0].open(), self.sides[1].open())
         if self.key == SCREEN_CAPTURE_KEY:
             from engine.audio.screencapture import ScreenCaptureSource
 
@@ -110,7 +117,16 @@ def available_sources() -> tuple[list[SourceChoice], str | None]:
     system = [_choice(d) for d in pulse if d.kind == "system"]
     if sys.platform == "darwin" and system_audio_availability().available:
         system.append(SourceChoice("system", SCREEN_CAPTURE_KEY, "System audio (everything the Mac plays)"))
-    return mics + system, problem
+    return mics + system + _call(mics, system), problem
+
+
+def _call(mics: list[SourceChoice], system: list[SourceChoice]) -> list[SourceChoice]:
+    """The call entry: the default microphone and the system audio of the default sink (or the Mac's)."""
+    if not mics or not system:
+        return []
+    monitor = call_system_source()
+    them = next((c for c in system if monitor is not None and c.key == monitor.id), system[-1])
+    return [SourceChoice("call", CALL_KEY, CALL_LABEL, (mics[0], them))]
 
 
 class SourcePicker(QWidget):

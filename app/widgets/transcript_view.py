@@ -174,7 +174,7 @@ class TranscriptView(QWidget):
         """Append confirmed words; only the last paragraph and the new ones are regrouped and redrawn."""
         if not words:
             return
-        self._words.extend(Word(w.text, w.start, w.end, w.probability) for w in words)
+        self._words.extend(Word(w.text, w.start, w.end, w.probability, speaker=w.speaker) for w in words)
         self._regroup_from(max(0, len(self.paragraphs) - 1))
 
     def apply_final(self, final: FinalEvent) -> None:

@@ -16,12 +16,15 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal, Slot
 
 from app.workers.metered_source import MeteredSource
+from engine.audio.call_sources import CallSources
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, DiskFullError, WhisperFlowError
 from engine.model.whisper_model import LoadedModel
 from engine.runtime.mlx_thread import own_stream
-from engine.session.events import FinalEvent, StreamUpdate, WordEvent
+from engine.session.events import DoneEvent, FinalEvent, StreamUpdate, WordEvent
+from engine.stream.call import CallSide, run_call
 from engine.stream.config import StreamConfig, build_processor
+from engine.stream.echo_guard import EchoGuard
 from engine.stream.runner import run_stream
 
 log = logging.getLogger(__name__)
@@ -82,16 +85,19 @@ class StreamWorker(QObject):
                 for text in notices:
                     self.notice.emit(text)
                 try:
-                    source = MeteredSource(self.open_source(), self.level.emit)
-                    done = run_stream(
-                        processor,
-                        source,
-                        pace=self.pace,
-                        on_update=self._deliver,
-                        on_started=self.listening.emit,
-                        stop=self.stop_event,
-                        notices=notices,
-                    )
+                    opened = self.open_source()
+                    if isinstance(opened, CallSources):
+                        done = self._run_call(opened, processor, notices)
+                    else:
+                        done = run_stream(
+                            processor,
+                            MeteredSource(opened, self.level.emit),
+                            pace=self.pace,
+                            on_update=self._deliver,
+                            on_started=self.listening.emit,
+                            stop=self.stop_event,
+                            notices=notices,
+                        )
                 finally:
                     processor.close()  # the pipelined processor's executor threads
         except DeviceError as exc:
@@ -109,6 +115,29 @@ class StreamWorker(QObject):
         finally:
             self._close_journal()
             self.finished.emit(done)
+
+    def _run_call(self, call: CallSources, processor, notices: list[str]) -> DoneEvent:
+        """Both sides of a call through the same model (engine.stream.call), your words echo-guarded; the meter
+        shows your side. A side whose device fails is reported once the other ends; every word is kept."""
+        them, _ = build_processor(self.loaded, self.config)
+        you = MeteredSource(call.you, self.level.emit)
+        sides = [CallSide("you", processor, you), CallSide("them", them, call.them)]
+        try:
+            dones = run_call(
+                sides,
+                pace=self.pace,
+                on_update=self._deliver,
+                on_started=self.listening.emit,
+                stop=self.stop_event,
+                notices=notices,
+                guard=EchoGuard(),
+            )
+        finally:
+            them.close()
+        for speaker, done in dones.items():
+            if done.error:
+                self.device_lost.emit(f"{'Your' if speaker == 'you' else 'Their'} side: {done.error}")
+        return dones["you"]
 
     def _close_journal(self) -> None:
         if self.journal is None:

@@ -185,6 +185,14 @@ def system_audio_sources() -> list[InputDevice]:
     return [d for d in pulse_sources() if d.kind == "system"]
 
 
+def call_system_source() -> InputDevice | None:
+    """The system audio a call's other side comes from: the monitor of the default sink (what the computer plays
+    through), else the first monitor; None without one."""
+    monitors = system_audio_sources()
+    sink = (_pactl("get-default-sink") or "").strip()
+    return next((d for d in monitors if d.id == f"{PULSE_PREFIX}{sink}.monitor"), monitors[0] if monitors else None)
+
+
 def _describe(devices: list[InputDevice]) -> str:
     if not devices:
         return "no audio inputs found"

@@ -18,6 +18,7 @@ class FinalEvent:
     words: list[Word]
     ended: float
     clock: float = 0.0
+    speaker: str | None = None  # a call's side (engine.stream.call); its stream counts its own words
     type: str = "final"
 
 
@@ -31,6 +32,7 @@ class RoundEvent:
     buffer_start: float
     buffer_end: float
     clock: float
+    speaker: str | None = None  # a call's side (engine.stream.call)
     type: str = "round"
 
 
@@ -57,6 +59,7 @@ class StreamUpdate:
     round: RoundEvent | None = None  # None for the final flush
     dropped: list[DroppedEvent] = field(default_factory=list)
     finals: list[FinalEvent] = field(default_factory=list)  # utterances finalized since the last update
+    speaker: str | None = None  # a call's side (engine.stream.call): its words, round and finals carry it too
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,13 @@ def _rounded(d: dict) -> dict:
     return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in d.items()}
 
 
+def _labelled(record: dict, speaker: str | None) -> dict:
+    """The record with a call's "speaker" field; a one-source stream's records have none."""
+    return record if speaker is None else {**record, "speaker": speaker}
+
+
 def word_record(event: WordEvent) -> dict:
-    return {
+    record = {
         "type": "word",
         "text": event.text,
         "start": round(event.start, 3),
@@ -102,6 +110,7 @@ def word_record(event: WordEvent) -> dict:
         "shown": round(event.emitted if event.shown is None else event.shown, 3),
         "probability": round(event.probability, 3),
     }
+    return _labelled(record, event.speaker)
 
 
 def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:
@@ -117,7 +126,7 @@ def round_record(event: RoundEvent, update: StreamUpdate | None = None) -> dict:
         record["tentative"] = [
             [w.text, round(w.start, 2), round(w.end, 2), round(w.probability, 2)] for w in update.tentative
         ]
-    return record
+    return _labelled(record, event.speaker)
 
 
 def final_record(event: FinalEvent) -> dict:
@@ -126,7 +135,7 @@ def final_record(event: FinalEvent) -> dict:
         {"text": w.text, "start": round(w.start, 3), "end": round(w.end, 3), "probability": round(w.probability, 3)}
         for w in event.words
     ]
-    return {
+    record = {
         "type": "final",
         "first": event.first,
         "count": event.count,
@@ -134,20 +143,26 @@ def final_record(event: FinalEvent) -> dict:
         "clock": round(event.clock, 3),
         "words": words,
     }
+    return _labelled(record, event.speaker)
 
 
-def word_from_record(record: dict) -> Word:
-    """The word in a word record, or in a final record's list of words."""
+def word_from_record(record: dict, speaker: str | None = None) -> Word:
+    """The word in a word record, or in a final record's list of words (speaker: the final record's)."""
     return Word(
-        str(record["text"]), float(record["start"]), float(record["end"]), float(record.get("probability", 1.0))
+        str(record["text"]),
+        float(record["start"]),
+        float(record["end"]),
+        float(record.get("probability", 1.0)),
+        speaker or record.get("speaker"),
     )
 
 
 def final_from_record(record: dict) -> FinalEvent:
     """The final text a final record holds (final_record's, or a journal's line without its clocks)."""
-    words = [word_from_record(w) for w in record["words"]]
+    speaker = record.get("speaker")
+    words = [word_from_record(w, speaker) for w in record["words"]]
     return FinalEvent(
-        int(record["first"]), int(record["count"]), words, record.get("ended", 0.0), record.get("clock", 0.0)
+        int(record["first"]), int(record["count"]), words, record.get("ended", 0.0), record.get("clock", 0.0), speaker
     )
 
 

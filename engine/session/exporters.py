@@ -20,6 +20,7 @@ from engine.errors import WhisperFlowError
 from engine.runtime.safe_write import write_file_atomic
 from engine.session.paragraphs import paragraphs
 from engine.session.transcript import Transcript, settled, subtitle_cues
+from engine.session.turns import labelled, speaker_turns
 
 FORMATS = ("txt", "srt", "vtt", "json", "md")
 FORMAT_NAMES = {
@@ -81,17 +82,38 @@ def short_clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def _said(turn) -> str:
+    return " ".join(w.text for w in settled(turn.words))
+
+
+def _turn_text(transcript: Transcript) -> str:
+    """A call's turns, one a line: "You: …" / "Them: …", ordered by time across the two sides."""
+    return "".join(f"{t.label}: {_said(t)}\n" for t in speaker_turns(transcript.words))
+
+
+def _labelled_cues(transcript: Transcript) -> list[tuple[str | None, object]]:
+    """Subtitle cues and who speaks in each (None: a one-source session); a call's cues never mix its sides."""
+    if not labelled(transcript.words):
+        return [(None, cue) for cue in subtitle_cues(transcript.words)]
+    cues = [(t.label, cue) for t in speaker_turns(transcript.words) for cue in subtitle_cues(t.words)]
+    return sorted(cues, key=lambda c: c[1].start)
+
+
 def to_txt(transcript: Transcript) -> str:
     """One line per paragraph (engine.session.paragraphs), its start time first ("0:12  text"), a blank line
-    between paragraphs."""
+    between paragraphs; a call's, one line per turn ("You: …")."""
+    if labelled(transcript.words):
+        return _turn_text(transcript)
     return "\n".join(f"{short_clock(p.start)}  {p.text}\n" for p in paragraphs(transcript.words))
 
 
 def to_srt(transcript: Transcript) -> str:
+    """A call's cues start with who speaks ("You: …")."""
     subtitles = []
-    for i, cue in enumerate(subtitle_cues(transcript.words), start=1):
+    for i, (label, cue) in enumerate(_labelled_cues(transcript), start=1):
         start, end = _cue_ms(cue)
-        subtitles.append(srt.Subtitle(i, timedelta(milliseconds=start), timedelta(milliseconds=end), cue.text))
+        text = cue.text if label is None else f"{label}: {cue.text}"
+        subtitles.append(srt.Subtitle(i, timedelta(milliseconds=start), timedelta(milliseconds=end), text))
     return srt.compose(subtitles)
 
 
@@ -100,10 +122,12 @@ def _vtt_escape(text: str) -> str:
 
 
 def to_vtt(transcript: Transcript) -> str:
+    """A call's cues carry voice tags (``<v You>``)."""
     captions = []
-    for cue in subtitle_cues(transcript.words):
+    for label, cue in _labelled_cues(transcript):
         start, end = _cue_ms(cue)
-        captions.append(webvtt.Caption(_clock(start), _clock(end), _vtt_escape(cue.text)))
+        text = _vtt_escape(cue.text) if label is None else f"<v {label}>{_vtt_escape(cue.text)}"
+        captions.append(webvtt.Caption(_clock(start), _clock(end), text))
     return webvtt.WebVTT(captions=captions).content
 
 
@@ -124,6 +148,7 @@ def to_json(transcript: Transcript) -> str:
                 "start": round(float(w.start), 3),
                 "end": round(float(w.end), 3),
                 "confidence": round(float(w.probability), 4),
+                **({"speaker": w.speaker} if w.speaker is not None else {}),
             },
             ensure_ascii=False,
         )
@@ -156,6 +181,10 @@ def to_markdown(transcript: Transcript) -> str:
         f"- **Duration:** {short_clock(transcript.duration_s)}",
         "",
     ]
+    if labelled(transcript.words):
+        for t in speaker_turns(transcript.words):
+            lines += [f"**[{short_clock(t.start)}] {t.label}:** {_md_escape(_said(t))}", ""]
+        return "\n".join(lines)
     for paragraph in paragraphs(transcript.words):
         lines += [f"**[{short_clock(paragraph.start)}]** {_md_escape(paragraph.text)}", ""]
     return "\n".join(lines)

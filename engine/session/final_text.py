@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.session.events import FinalEvent
+from engine.session.turns import in_turns
 from engine.session.words import Word
 
 
@@ -41,6 +42,29 @@ class FinalText:
         """One line per utterance (the words still pending make the last line)."""
         groups: Sequence[list[Word]] = [*self.utterances, self.pending]
         return [" ".join(w.text for w in g) for g in groups if g]
+
+
+class SideTexts:
+    """A FinalText per side of a call (a word's or a final record's speaker; one, None, for a one-source stream):
+    each side's final records count that side's confirmed words."""
+
+    def __init__(self) -> None:
+        self.sides: dict[str | None, FinalText] = {}
+
+    def _side(self, speaker: str | None) -> FinalText:
+        return self.sides.setdefault(speaker, FinalText())
+
+    def confirm(self, words: Iterable[Word]) -> None:
+        for w in words:
+            self._side(w.speaker).confirm([w])
+
+    def apply(self, final: FinalEvent) -> bool:
+        return self._side(final.speaker).apply(final)
+
+    @property
+    def words(self) -> list[Word]:
+        """Every side's words (FinalText.words), a call's turn by turn in the order they began."""
+        return in_turns([w for text in self.sides.values() for w in text.words])
 
 
 class FinalPlacer:

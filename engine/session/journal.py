@@ -28,7 +28,7 @@ from engine.errors import DiskFullError, WhisperFlowError
 from engine.runtime import paths
 from engine.runtime.safe_write import fsync_dir, is_disk_full, write_file_atomic
 from engine.session.events import FinalEvent, final_from_record, word_from_record
-from engine.session.final_text import FinalText
+from engine.session.final_text import SideTexts
 from engine.session.transcript import SessionMeta, Transcript, join_words, now_iso
 from engine.session.words import Word
 
@@ -63,12 +63,13 @@ def _session_path(data_dir: str | os.PathLike | None, session_id: str) -> Path:
 
 
 def _word_record(word: Word) -> dict:
-    return {
+    record = {
         "text": word.text,
         "start": round(float(word.start), 3),
         "end": round(float(word.end), 3),
         "probability": round(float(word.probability), 4),
     }
+    return record if word.speaker is None else {**record, "speaker": word.speaker}
 
 
 def _word_line(word: Word) -> str:
@@ -82,6 +83,8 @@ def _final_line(final: FinalEvent) -> str:
         "count": final.count,
         "words": [_word_record(w) for w in final.words],
     }
+    if final.speaker is not None:
+        record["speaker"] = final.speaker
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -102,12 +105,12 @@ def _parse_line(line: bytes) -> Word | FinalEvent | None:
 
 def read_words(path: Path) -> list[Word]:
     """Every intact word in a words file, each utterance's final text in place of its confirmed words where it
-    was saved; a line torn by a crash (or otherwise damaged) is skipped."""
+    was saved (a call's per side, its turns in order); a line torn by a crash (or otherwise damaged) is skipped."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
-    text = FinalText()
+    text = SideTexts()
     for line in data.splitlines():
         record = _parse_line(line) if line.strip() else None
         if isinstance(record, FinalEvent):

@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class Word:
-    """A word with start/end seconds (on whatever clock its producer says)."""
+    """A word with start/end seconds (on whatever clock its producer says); speaker: "you" or "them" in a call
+    (engine.stream.call), None in a one-source session."""
 
     text: str
     start: float
     end: float
     probability: float = 1.0
+    speaker: str | None = None
 
     @property
     def duration(self) -> float:
@@ -37,7 +39,7 @@ class Word:
 
     def confirmed(self, emitted: float, shown: float | None = None) -> WordEvent:
         """This word confirmed at stream time emitted, first shown (tentative) at shown (None: when confirmed)."""
-        return WordEvent(self.text, self.start, self.end, self.probability, emitted=emitted, shown=shown)
+        return WordEvent(self.text, self.start, self.end, self.probability, self.speaker, emitted=emitted, shown=shown)
 
 
 @dataclass(frozen=True, kw_only=True)

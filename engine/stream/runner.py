@@ -52,103 +52,172 @@ def run_stream(
     tail is confirmed by finish() and reported), then propagates with the totals as its ``done``.
     """
     stop = stop or threading.Event()
-    min_samples = int((min_chunk_s or processor.min_chunk_s) * SAMPLE_RATE)
-    recorded = load_recorded(pace) if is_replay(pace) else None
-    consumed, rounds = 0, 0
-    tracker = ShownTracker()
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-
-    def clock() -> float:
-        if recorded is not None:
-            return recorded.clocks[rounds - 1] if rounds <= len(recorded.clocks) else recorded.finish_clock
-        return consumed / SAMPLE_RATE if pace == "unaware" else time.perf_counter() - wall0
-
-    def report(
-        words, round_s: float, level: float, span: tuple[float, float] | None, paused: bool = False, cut: bool = False
-    ) -> float:
-        now = round(clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words then carry the same times
-        tentative = processor.tentative()
-        shown = tracker.update(words, tentative, now)
-        events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
-        dropped, processor.dropped = processor.dropped, []
-        finals = _finals(finalizer, events, paused, span is None, cut, clock)
-        if on_update:
-            event = RoundEvent(span[0], span[1], now) if span else None
-            on_update(StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped, finals))
-        return now
-
+    loop = StreamLoop(processor, source, pace=pace, min_chunk_s=min_chunk_s, on_update=on_update, stop=stop)
     source.start()
-    wall0 = time.perf_counter()
+    loop.started()
     if on_started:
         on_started()
-    # the final pass's own thread, on the accelerator where there is one (the rounds' device)
-    executor = Executor("finalize", "gpu" if gpu_available() else "cpu") if processor.finalize else None
-    finalizer = Finalizer(processor.transcriber.final_pass(), executor.submit, clock) if executor else None
-    failure: DeviceError | None = None
+    executor = final_pass_executor() if processor.finalize else None
+    loop.attach_finalizer(executor)
     try:
-        ended = False
-        while not ended and not stop.is_set():
-            try:
-                if pace == "realtime":
-                    chunk, ended = _gather_realtime(source, min_samples, stop)
-                elif recorded is not None:
-                    wanted = round(recorded.ends[rounds] * SAMPLE_RATE) - consumed
-                    chunk = source.read(wanted) if wanted > 0 else None
-                    if chunk is None or len(chunk) < wanted:
-                        raise WhisperFlowError(f"cannot replay round {rounds + 1}: the recording and the audio differ")
-                    ended = rounds + 1 == len(recorded.ends)
-                else:
-                    got = source.read(min_samples, timeout=1.0)
-                    ended = got is None
-                    chunk = np.zeros(0, np.float32) if got is None else got
-            except DeviceError as exc:  # what arrived before the failure is still transcribed
-                failure, chunk, ended = exc, getattr(exc, "partial", np.zeros(0, np.float32)), True
-            if len(chunk):
-                consumed += len(chunk)
-                processor.insert_audio_chunk(chunk)
-                if finalizer:
-                    finalizer.add_audio(chunk)
-                t, skipped = time.perf_counter(), processor.stats.skipped
-                confirmed = processor.process_iter()
-                rounds += 1
-                span = (processor.round_start, consumed / SAMPLE_RATE)
-                report(confirmed, time.perf_counter() - t, _level(chunk), span, processor.stats.skipped > skipped)
-        rounds += 1
-        cut = failure is not None or not ended  # stopped mid-speech: the last word may be cut off
-        finished = report(processor.finish(cut), 0.0, 0.0, None, cut=cut)
+        while loop.live:
+            loop.step()
+        loop.flush()
     finally:
         source.stop()
         if executor:
             executor.close()
-    stats = processor.stats
-    done = DoneEvent(
-        audio_s=consumed / SAMPLE_RATE,
-        wall_s=time.perf_counter() - wall0 if pace == "unaware" else finished,  # the clock of the final flush
-        rounds=stats.rounds,
-        encode_s=stats.encode_s,
-        decode_s=stats.decode_s,
-        align_s=stats.align_s,
-        encoder_gflops=stats.encoder_gflops,
-        avg_beam=stats.avg_beam,
-        reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
-        cpu_s=time.process_time() - cpu0,
-        forced=stats.forced,
-        padded_retries=stats.padded_retries,
-        early_retries=stats.early_retries,
-        guard_stops=stats.guard_stops,
-        budget_stops=stats.budget_stops,
-        skipped_rounds=stats.skipped,
-        late=stats.late,
-        dropped_s=stats.dropped_s,
-        corrections=tracker.corrections,
-        finalized=finalizer.finalized if finalizer else 0,
-        notices=list(notices or []),
-        error=str(failure) if failure else None,
-    )
-    if failure is not None:
-        failure.done = done
-        raise failure
-    return done
+    return loop.done(notices)
+
+
+def final_pass_executor() -> Executor:
+    """The thread final passes run on: the accelerator where there is one (the rounds' device)."""
+    return Executor("finalize", "gpu" if gpu_available() else "cpu")
+
+
+class StreamLoop:
+    """One stream's rounds, one step at a time (run_stream drives one; engine.stream.call interleaves two).
+
+    ``step()`` takes the next audio and runs a round; ``flush()`` confirms the tail once the source ended or stop
+    was set; ``done()`` returns the totals (or raises the source's DeviceError carrying them as ``done``).
+    """
+
+    def __init__(
+        self,
+        processor: OnlineProcessor,
+        source: AudioSource,
+        *,
+        pace: str = "realtime",
+        min_chunk_s: float | None = None,
+        on_update: Callable[[StreamUpdate], None] | None = None,
+        stop: threading.Event | None = None,
+    ):
+        self.processor = processor
+        self.source = source
+        self.pace = pace
+        self.on_update = on_update
+        self.stop = stop or threading.Event()
+        self.min_samples = int((min_chunk_s or processor.min_chunk_s) * SAMPLE_RATE)
+        self.recorded = load_recorded(pace) if is_replay(pace) else None
+        self.consumed, self.rounds = 0, 0
+        self.tracker = ShownTracker()
+        self.finalizer: Finalizer | None = None
+        self.failure: DeviceError | None = None
+        self.ended = False
+        self.finished = 0.0
+        self.cpu0, self.wall0 = time.process_time(), time.perf_counter()
+
+    def started(self) -> None:
+        """The source has started: wall time counts from here."""
+        self.wall0 = time.perf_counter()
+
+    def attach_finalizer(self, executor: Executor | None) -> None:
+        """Final passes run on executor (None: this stream has none)."""
+        if executor is not None:
+            self.finalizer = Finalizer(self.processor.transcriber.final_pass(), executor.submit, self.clock)
+
+    def clock(self) -> float:
+        if self.recorded is not None:
+            rounds, recorded = self.rounds, self.recorded
+            return recorded.clocks[rounds - 1] if rounds <= len(recorded.clocks) else recorded.finish_clock
+        return self.consumed / SAMPLE_RATE if self.pace == "unaware" else time.perf_counter() - self.wall0
+
+    def _report(
+        self, words, round_s: float, level: float, span: tuple[float, float] | None, paused=False, cut=False
+    ) -> float:
+        processor = self.processor
+        now = round(self.clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words carry the same times
+        tentative = processor.tentative()
+        shown = self.tracker.update(words, tentative, now)
+        events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
+        dropped, processor.dropped = processor.dropped, []
+        finals = _finals(self.finalizer, events, paused, span is None, cut, self.clock)
+        if self.on_update:
+            event = RoundEvent(span[0], span[1], now) if span else None
+            update = StreamUpdate(events, tentative, now, round_s, processor.buffer_s, level, event, dropped, finals)
+            self.on_update(update)
+        return now
+
+    def _take(self) -> np.ndarray:
+        """The next audio of a round (the pace decides how much); sets ended at the source's end."""
+        source, recorded = self.source, self.recorded
+        if self.pace == "realtime":
+            chunk, self.ended = _gather_realtime(source, self.min_samples, self.stop)
+        elif recorded is not None:
+            wanted = round(recorded.ends[self.rounds] * SAMPLE_RATE) - self.consumed
+            chunk = source.read(wanted) if wanted > 0 else None
+            if chunk is None or len(chunk) < wanted:
+                raise WhisperFlowError(f"cannot replay round {self.rounds + 1}: the recording and the audio differ")
+            self.ended = self.rounds + 1 == len(recorded.ends)
+        else:
+            got = source.read(self.min_samples, timeout=1.0)
+            self.ended = got is None
+            chunk = np.zeros(0, np.float32) if got is None else got
+        return chunk
+
+    @property
+    def live(self) -> bool:
+        """Whether another step may run: the source has not ended and no stop was asked for."""
+        return not self.ended and not self.stop.is_set()
+
+    def step(self) -> bool:
+        """Take the next audio and run a round over it; whether the stream goes on."""
+        try:
+            chunk = self._take()
+        except DeviceError as exc:  # what arrived before the failure is still transcribed
+            self.failure, chunk, self.ended = exc, getattr(exc, "partial", np.zeros(0, np.float32)), True
+        if len(chunk):
+            processor = self.processor
+            self.consumed += len(chunk)
+            processor.insert_audio_chunk(chunk)
+            if self.finalizer:
+                self.finalizer.add_audio(chunk)
+            t, skipped = time.perf_counter(), processor.stats.skipped
+            confirmed = processor.process_iter()
+            self.rounds += 1
+            span = (processor.round_start, self.consumed / SAMPLE_RATE)
+            paused = processor.stats.skipped > skipped
+            self._report(confirmed, time.perf_counter() - t, _level(chunk), span, paused)
+        return self.live
+
+    def flush(self) -> None:
+        """Confirm the tail: the source ended, failed or was stopped."""
+        self.rounds += 1
+        cut = self.failure is not None or not self.ended  # stopped mid-speech: the last word may be cut off
+        self.finished = self._report(self.processor.finish(cut), 0.0, 0.0, None, cut=cut)
+
+    def done(self, notices: list[str] | None = None) -> DoneEvent:
+        """The stream's totals; a source's DeviceError is raised again, carrying them as ``done``."""
+        stats = self.processor.stats
+        finalizer, failure = self.finalizer, self.failure
+        done = DoneEvent(
+            audio_s=self.consumed / SAMPLE_RATE,
+            wall_s=time.perf_counter() - self.wall0 if self.pace == "unaware" else self.finished,  # the final flush
+            rounds=stats.rounds,
+            encode_s=stats.encode_s,
+            decode_s=stats.decode_s,
+            align_s=stats.align_s,
+            encoder_gflops=stats.encoder_gflops,
+            avg_beam=stats.avg_beam,
+            reduced_beam_fraction=stats.reduced_steps / stats.beam_steps if stats.beam_steps else 0.0,
+            cpu_s=time.process_time() - self.cpu0,
+            forced=stats.forced,
+            padded_retries=stats.padded_retries,
+            early_retries=stats.early_retries,
+            guard_stops=stats.guard_stops,
+            budget_stops=stats.budget_stops,
+            skipped_rounds=stats.skipped,
+            late=stats.late,
+            dropped_s=stats.dropped_s,
+            corrections=self.tracker.corrections,
+            finalized=finalizer.finalized if finalizer else 0,
+            notices=list(notices or []),
+            error=str(failure) if failure else None,
+        )
+        if failure is not None:
+            failure.done = done
+            raise failure
+        return done
 
 
 def _finals(
