@@ -168,7 +168,7 @@ class SessionJournal:
         self._size = os.fstat(fd).st_size
         self._lock = threading.Lock()
         self._pending: list[Word | FinalEvent] = []
-        self._text = FinalText()  # the words on disk with their final texts applied
+        self._text = SideTexts()  # the words on disk with their final texts applied
         self._word_count = 0
         self._duration_s = 0.0
         self._closed = False

@@ -49,4 +49,4 @@ def test_json_words_carry_their_speaker_and_a_one_source_session_none():
     assert [w["speaker"] for w in words] == [w.speaker for w in WORDS]
     alone = Transcript("s2", "2026-01-01T10:00:00", "mic", "tiny.en", [Word("Hello", 0.0, 0.5)])
     assert "speaker" not in json.loads(render(alone, "json"))["words"][0]
-    assert "Them" not in render(alone, "srt") + render(alone, "vtt") and render(alone, "txt") == "Hello\n"
+    assert "Them" not in render(alone, "srt") + render(alone, "vtt") and render(alone, "txt") == "0:00  Hello\n"
