@@ -25,7 +25,7 @@ def _check(args) -> None:
 
 def cmd_call(args) -> int:
     from cli.output import JsonlOutput, check_output_path
-    from cli.stream import _CaptionPrinter, _config_from, write_records
+    from cli.stream import _CaptionPrinter, _config_from, update_handler
     from engine.audio.call_sources import is_file, open_side
     from engine.model.whisper_model import load_model
     from engine.runtime.safe_write import write_file_atomic
@@ -57,14 +57,7 @@ def cmd_call(args) -> int:
     text = SideTexts()
     guard = EchoGuard() if args.echo_guard else None
     with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
-
-        def on_update(update) -> None:
-            if writer:
-                write_records(writer, update, args.debug_rounds)
-            text.confirm(update.confirmed)
-            for f in update.finals:
-                text.apply(f)
-            captions(update)
+        on_update = update_handler(writer, text, captions, args.debug_rounds)
 
         listening = f"listening: you {sources['you'].name}, them {sources['them'].name}"
         try:

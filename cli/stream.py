@@ -123,6 +123,21 @@ class _CaptionPrinter:
         self.out.flush()
 
 
+def update_handler(writer, text, captions, debug_rounds: bool):
+    """What a stream does with each update: its records on disk first (when writing JSONL), then the final text
+    (a FinalText or SideTexts) and the terminal captions."""
+
+    def on_update(update) -> None:
+        if writer:
+            write_records(writer, update, debug_rounds)
+        text.confirm(update.confirmed)
+        for f in update.finals:
+            text.apply(f)
+        captions(update)
+
+    return on_update
+
+
 def write_records(writer, update, debug_rounds: bool) -> None:
     """An update's records, on disk (fsync'd) before it is shown: a kill loses no word that was shown."""
     from engine.session.events import dropped_record, final_record, round_record, word_record
@@ -183,14 +198,7 @@ def cmd_stream(args) -> int:
     captions = _CaptionPrinter(sys.stdout if args.jsonl != "-" else sys.stderr)
     final_text = FinalText()
     with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
-
-        def on_update(update) -> None:
-            if writer:
-                write_records(writer, update, args.debug_rounds)
-            final_text.confirm(update.confirmed)
-            for f in update.finals:
-                final_text.apply(f)
-            captions(update)
+        on_update = update_handler(writer, final_text, captions, args.debug_rounds)
 
         failure = None
         try:
