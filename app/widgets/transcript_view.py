@@ -6,8 +6,8 @@ in the order they began."""
 from __future__ import annotations
 
 import html
-from bisect import bisect_left
 import re
+from bisect import bisect_left
 
 from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
