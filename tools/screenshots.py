@@ -133,7 +133,8 @@ def session_shots(app: QApplication, wf, out: Path, audio: Path) -> None:
     wf.window.source_picker.choose_file(str(audio))
     wf.window.controller.start(audio.name, lambda: PacedFileSource(audio), "realtime")
     captions = wf.window.captions
-    wait(app, until=lambda: len(captions._confirmed) >= 8 and len(captions._tentative) >= 2)
+    held = lambda: captions.held.side(None)  # noqa: E731 (a new one each session)
+    wait(app, until=lambda: len(held().confirmed) >= 8 and len(held().tentative) >= 2)
     # Caption mid-sentence: confirmed words and a dimmed tail, as during a call.
     captions_over_call(app, wf, out)
     wait(app, until=lambda: wf.window.controller.state == "idle", timeout=180)

@@ -1,4 +1,5 @@
-"""Wrap caption words into lines, remembering which words are confirmed and which the model was unsure of."""
+"""Wrap caption words into lines, remembering which words are confirmed, which the model was unsure of and, in a
+call, whose they are."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ class CaptionWord:
     text: str
     confirmed: bool
     unsure: bool = False  # the decoder's probability was below the person's threshold
+    speaker: str | None = None  # a call's side (engine.stream.call); None in a one-source session
+    label: bool = False  # the side's name opening its turn, not a word said
 
 
 def wrap_words(words: list[CaptionWord], width: float, measure: Callable[[str], float]) -> list[list[CaptionWord]]:
