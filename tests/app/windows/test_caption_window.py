@@ -308,6 +308,7 @@ def test_a_calls_turns_are_named_in_their_sides_colours_in_time_order(window):
     window.show_update(side_update("you", "Good.", 5.0, "Thanks"))  # your next turn, before Them's words come
     window.show_update(side_update("them", "Yes, this morning.", 2.0, "It"))
     assert window.text() == "You: Did you get it? Them: Yes, this morning. It You: Good. Thanks"
+    assert [line[0].text for line in window.visible_lines()] == ["You:", "Them:", "You:"]  # each turn on its line
     words = [w for line in window.visible_lines() for w in line]
     assert [(w.text, w.confirmed) for w in words if not w.label][-2:] == [("Good.", True), ("Thanks", False)]
     assert all(_label_pixels(window, s) > 10 for s in ("you", "them"))
