@@ -36,6 +36,7 @@ class CaptionStyle:
     hide_after_s: float = 8.0  # hide after this much silence; 0 keeps it shown
     show_latency: bool = False
     unsure_below: float = 0.5  # words the model gave a lower probability are underlined dotted; 0 marks none
+    only_them: bool = False  # in a call, caption the other side only (not your own words)
     geometry: list[int] | None = None  # x, y, width, height
 
 
@@ -117,7 +118,7 @@ def _caption_value_ok(key: str, value) -> bool:
         return value is None or (
             isinstance(value, list) and len(value) == 4 and all(isinstance(v, int) and abs(v) < 100_000 for v in value)
         )
-    return isinstance(value, bool)  # show_latency
+    return isinstance(value, bool)  # show_latency, only_them
 
 
 def _caption_in_range(data: dict) -> dict:

@@ -7,6 +7,9 @@ bundled sample. The app runs in a fresh home folder of its own, so settings and 
 folders read as a person's (~/…); it shares this user's model cache. Xvfb has no compositor, so the caption window
 is composited over the call window here the way a compositor would: its translucent pixels blended over what is
 behind it.
+
+The call shots (`--only call`) come from a real call session: the call fixture (tools/call/fixture.py, two speakers
+of the shared corpus, your track without echo) streamed through the app's call source at its own pace.
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ def save(widget: QWidget, path: Path) -> None:
     print(f"wrote {path}")
 
 
-def captions_over_call(app: QApplication, wf, out: Path) -> None:
+def captions_over_call(app: QApplication, wf, out: Path, name: str = "captions-over-call.png") -> None:
     call = CallWindow()
     call.move(0, 0)
     call.show()
@@ -121,8 +124,8 @@ def captions_over_call(app: QApplication, wf, out: Path) -> None:
     painter = QPainter(image)
     painter.drawPixmap(captions.geometry().topLeft() - call.geometry().topLeft(), captions.grab())
     painter.end()
-    image.save(str(out / "captions-over-call.png"))
-    print(f"wrote {out / 'captions-over-call.png'}")
+    image.save(str(out / name))
+    print(f"wrote {out / name}")
     call.close()
 
 
@@ -133,7 +136,8 @@ def session_shots(app: QApplication, wf, out: Path, audio: Path) -> None:
     wf.window.source_picker.choose_file(str(audio))
     wf.window.controller.start(audio.name, lambda: PacedFileSource(audio), "realtime")
     captions = wf.window.captions
-    wait(app, until=lambda: len(captions._confirmed) >= 8 and len(captions._tentative) >= 2)
+    held = lambda: captions.held.side(None)  # noqa: E731 (a new one each session)
+    wait(app, until=lambda: len(held().confirmed) >= 8 and len(held().tentative) >= 2)
     # Caption mid-sentence: confirmed words and a dimmed tail, as during a call.
     captions_over_call(app, wf, out)
     wait(app, until=lambda: wf.window.controller.state == "idle", timeout=180)
@@ -148,6 +152,57 @@ def session_shots(app: QApplication, wf, out: Path, audio: Path) -> None:
     wait(app, 0.5)
     save(about, out / "about.png")
     about.close()
+
+
+def _shows_both_sides(captions) -> bool:
+    labels = {w.speaker for line in captions.visible_lines() for w in line if w.label}
+    return labels == {"you", "them"} and not captions.visible_lines()[-1][-1].label
+
+
+def call_shots(app: QApplication, wf, out: Path, scratch: Path) -> None:
+    """The captions over a call and the main window's transcript with both sides, from a call session as a person
+    runs one: "Call (you and them)" on a private PulseAudio server (tools/virtual_mic.py), the call fixture's your
+    track (headphones: no echo) played into the microphone and Them's into the default sink, stopped after a minute."""
+    from app.widgets.source_picker import CALL_KEY
+    from engine.audio.devices import rescan_devices
+    from tools.call.fixture import CORPUS as CALL_CORPUS
+    from tools.call.fixture import build_call, read_recipe, write_call
+    from tools.virtual_mic import start_virtual_mic, stop_virtual_mic
+
+    if not CALL_CORPUS.is_dir():
+        print(f"no call shots: {CALL_CORPUS} is not here")
+        return
+    folder = scratch / "call"
+    write_call(build_call(read_recipe()), folder)
+    (scratch / "pulse").mkdir()
+    proc, mic = start_virtual_mic(scratch / "pulse")
+    os.environ["PULSE_SERVER"] = mic.server  # for libpulse inside PortAudio's ALSA pulse plugin
+    try:
+        rescan_devices()
+        mic.load_module("module-null-sink", "sink_name=wf_them", "norewinds=1")
+        mic.pactl("set-default-sink", "wf_them")
+        window, captions = wf.window, wf.window.captions
+        window.source_picker.refresh(select_key=CALL_KEY)
+        captions.caption_style.lines, captions.caption_style.unsure_below = 3, 0.5
+        window.transcript.set_unsure_below(0.5)
+        captions.apply_style()
+        window.start_button.click()
+        wait(app, until=lambda: window.controller.state == "running", timeout=60)
+        wait(app, 1.0)
+        mic.play(folder / "you-noecho.wav")
+        mic.play(folder / "them.wav", "wf_them")
+        started = time.monotonic()
+        wait(app, until=lambda: time.monotonic() - started > 53 and _shows_both_sides(captions), timeout=120)
+        captions_over_call(app, wf, out, "call-captions.png")
+        wait(app, until=lambda: time.monotonic() - started > 64, timeout=120)
+        window.start_button.click()
+        wait(app, until=lambda: window.controller.state == "idle", timeout=120)
+        window.transcript.list.scrollToTop()
+        wait(app)
+        save(window, out / "call-transcript.png")
+    finally:
+        stop_virtual_mic(proc, mic)
+        os.environ.pop("PULSE_SERVER", None)
 
 
 def settings_shots(app: QApplication, wf, loaded, out: Path) -> None:
@@ -206,6 +261,8 @@ def main(out: Path, only: set[str]) -> int:
     wf.start()
     if "session" in only:
         session_shots(app, wf, out, reading(scratch))
+    if "call" in only:
+        call_shots(app, wf, out, scratch)
     if "settings" in only:
         settings_shots(app, wf, loaded, out)
     if "wizard" in only:
@@ -216,7 +273,7 @@ def main(out: Path, only: set[str]) -> int:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    groups = {"session", "settings", "wizard"}
+    groups = {"session", "call", "settings", "wizard"}
     if "--only" in args:
         groups = set(args[args.index("--only") + 1 :])
         args = args[: args.index("--only")]

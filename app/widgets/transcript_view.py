@@ -1,15 +1,20 @@
 """The scrolling, searchable transcript as prose: paragraphs (engine.session.paragraphs) with their start times in the
-margin; the words the model was unsure of are underlined dotted."""
+margin; the words the model was unsure of are underlined dotted. In a call each paragraph is one side's turn, its
+side named under the time and marked by a bar of the side's colour (app.widgets.call_sides), the turns of both sides
+in the order they began."""
 
 from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAction,
+    QFont,
+    QFontMetrics,
     QKeyEvent,
     QKeySequence,
     QPalette,
@@ -31,9 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets.call_sides import side_colour, side_label
 from engine.session.events import FinalEvent
 from engine.session.exporters import short_clock
-from engine.session.final_text import FinalPlacer
+from engine.session.final_text import SideTexts
 from engine.session.paragraphs import Paragraph, paragraphs
 from engine.session.transcript import join_words
 from engine.session.words import Word
@@ -41,6 +47,7 @@ from engine.session.words import Word
 HIGHLIGHT = "background-color: #ffd54f; color: #000000;"
 UNSURE_ROLE = Qt.UserRole + 1  # an item's (start, end) character ranges of unsure words
 TIME_ROLE = Qt.UserRole + 2  # a paragraph's start time, as the margin shows it ("1:05")
+SPEAKER_ROLE = Qt.UserRole + 3  # a call's paragraph: its side ("you", "them"); None in a one-source session
 MARGIN = 64  # the time column's width, in pixels
 SPACING = 6  # above and below each paragraph
 
@@ -92,12 +99,13 @@ class ParagraphDelegate(QStyledItemDelegate):
         opt.widget.style().drawControl(QStyle.CE_ItemViewItem, opt, painter, opt.widget)
         selected = opt.state & QStyle.State_Selected
         painter.save()
-        time_font = painter.font()
-        time_font.setPointSizeF(opt.font.pointSizeF() * 0.85)
-        painter.setFont(time_font)
+        painter.setFont(self._margin_font(opt))
         painter.setPen(opt.palette.color(QPalette.HighlightedText if selected else QPalette.PlaceholderText))
         margin = QRect(opt.rect.left(), opt.rect.top() + SPACING + 1, MARGIN - 12, opt.rect.height())
         painter.drawText(margin, Qt.AlignRight | Qt.AlignTop, index.data(TIME_ROLE) or "")
+        speaker = index.data(SPEAKER_ROLE)
+        if speaker:
+            self._paint_side(painter, opt, margin, speaker, selected)
         context = QAbstractTextDocumentLayout.PaintContext()
         text_role = QPalette.HighlightedText if selected else QPalette.Text
         context.palette.setColor(QPalette.Text, opt.palette.color(text_role))
@@ -105,12 +113,35 @@ class ParagraphDelegate(QStyledItemDelegate):
         doc.documentLayout().draw(painter, context)
         painter.restore()
 
+    @staticmethod
+    def _margin_font(opt):
+        font = QFont(opt.font)
+        font.setPointSizeF(opt.font.pointSizeF() * 0.85)
+        return font
+
+    def _paint_side(self, painter, opt, margin: QRect, speaker: str, selected: bool) -> None:
+        """A call's turn: its side named under the time and a bar of the side's colour beside the text."""
+        colour = side_colour(speaker, opt.palette.color(QPalette.Base))
+        label_font = self._margin_font(opt)
+        label_font.setBold(True)
+        painter.setFont(label_font)
+        painter.setPen(opt.palette.color(QPalette.HighlightedText) if selected else colour)
+        below_time = margin.translated(0, QFontMetrics(self._margin_font(opt)).lineSpacing())
+        painter.drawText(below_time, Qt.AlignRight | Qt.AlignTop, side_label(speaker))
+        bar = QRectF(opt.rect.left() + MARGIN - 7, opt.rect.top() + SPACING, 3, opt.rect.height() - 2 * SPACING)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(colour)
+        painter.drawRoundedRect(bar, 1.5, 1.5)
+
     def sizeHint(self, option, index) -> QSize:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.rect.setWidth(self.view.list.viewport().width())
         doc = self._document(opt, index)
-        return QSize(int(doc.idealWidth()) + MARGIN, int(doc.size().height()) + 2 * SPACING)
+        height = doc.size().height()
+        if index.data(SPEAKER_ROLE):  # the margin's two lines: the time and the side
+            height = max(height, 2 * QFontMetrics(self._margin_font(opt)).lineSpacing())
+        return QSize(int(doc.idealWidth()) + MARGIN, int(height) + 2 * SPACING)
 
 
 class SearchBox(QLineEdit):
@@ -131,8 +162,8 @@ class SearchBox(QLineEdit):
 
 
 class TranscriptView(QWidget):
-    """Confirmed words as paragraphs with their times in the margin. Its search box (`search`, which the window
-    places) filters the paragraphs shown and highlights the matches."""
+    """Confirmed words as paragraphs with their times in the margin (and in a call, their side). Its search box
+    (`search`, which the window places) filters the paragraphs shown and highlights the matches."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -152,8 +183,8 @@ class TranscriptView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.status)
-        self._words: list[Word] = []
-        self._placer = FinalPlacer()  # where a live session's final texts go
+        self._words: list[Word] = []  # as the paragraphs hold them: a call's turn by turn
+        self._sides = SideTexts()  # each side's words with its final texts applied (one side, None, outside a call)
         self.paragraphs: list[Paragraph] = []
         self.unsure_below = 0.0
         self.search.textChanged.connect(self._filter)
@@ -161,7 +192,7 @@ class TranscriptView(QWidget):
 
     def clear(self) -> None:
         self._words = []
-        self._placer = FinalPlacer()
+        self._sides = SideTexts()
         self.paragraphs = []
         self.list.clear()
         self._update_status()
@@ -171,17 +202,24 @@ class TranscriptView(QWidget):
         self.add_words(words)
 
     def add_words(self, words: list[Word]) -> None:
-        """Append confirmed words; only the last paragraph and the new ones are regrouped and redrawn."""
+        """Add confirmed words; only the paragraphs from the first one they change are regrouped and redrawn (one
+        source: the last paragraph and the new ones)."""
         if not words:
             return
-        self._words.extend(Word(w.text, w.start, w.end, w.probability, speaker=w.speaker) for w in words)
-        self._regroup_from(max(0, len(self.paragraphs) - 1))
+        self._sides.confirm(Word(w.text, w.start, w.end, w.probability, speaker=w.speaker) for w in words)
+        self._update_words()
 
     def apply_final(self, final: FinalEvent) -> None:
-        """Replace an utterance's confirmed words by its final text; the paragraphs from its first one are redrawn."""
-        start = final.first + self._placer.shift
-        if self._placer.apply(self._words, final):
-            self._regroup_from(next((r for r, p in enumerate(self.paragraphs) if p.stop > start), 0))
+        """Replace an utterance's confirmed words (of the final record's side) by its final text; the paragraphs
+        from its first one are redrawn."""
+        if self._sides.apply(final):
+            self._update_words()
+
+    def _update_words(self) -> None:
+        """Take the words as the sides now hold them and regroup from the paragraph of the first one that moved."""
+        before, self._words = self._words, self._sides.words
+        changed = next((i for i, (a, b) in enumerate(zip(before, self._words)) if a is not b), len(before))
+        self._regroup_from(max(0, bisect_left([p.first for p in self.paragraphs], changed) - 1))
 
     def _regroup_from(self, row: int) -> None:
         """Group the words of paragraph row and after it into paragraphs again and redraw them."""
@@ -215,6 +253,7 @@ class TranscriptView(QWidget):
         item = self.list.item(row)
         item.setText(paragraph.text)
         item.setData(TIME_ROLE, short_clock(paragraph.start))
+        item.setData(SPEAKER_ROLE, paragraph.speaker)
         item.setData(UNSURE_ROLE, self.unsure_ranges(paragraph))
         item.setHidden(not self._matches(row))
 
@@ -243,6 +282,11 @@ class TranscriptView(QWidget):
     def margin_time(self, row: int) -> str:
         """The time paragraph row shows in the margin."""
         return self.list.item(row).data(TIME_ROLE)
+
+    def margin_side(self, row: int) -> str:
+        """The side paragraph row names under its time ("You", "Them"); "" outside a call."""
+        speaker = self.list.item(row).data(SPEAKER_ROLE)
+        return side_label(speaker) if speaker else ""
 
     def _matches(self, row: int) -> bool:
         query = self.search.text().strip().lower()

@@ -1,7 +1,8 @@
 """The floating caption window: frameless, always on top, translucent, on every desktop.
 
 Confirmed words are drawn solid and the unconfirmed tail dimmed, with a dotted line under the words the model
-was unsure of (probability below Settings' threshold); the text is painted in one pass
+was unsure of (probability below Settings' threshold). In a call each turn opens with its side's name in the side's
+colour, or only Them's words show (app.widgets.caption_text). The text is painted in one pass
 only when it changed, so updates happen in place without flicker. Drag anywhere to move, drag an
 edge or corner to resize; right-click for appearance. It shows once there are words, hides after a
 configurable silence and comes back on speech. Its place is saved where it is really shown, and a place off
@@ -18,11 +19,12 @@ from PySide6.QtWidgets import QColorDialog, QMenu, QWidget
 
 from app.settings import CaptionStyle
 from app.widgets.all_desktops import show_on_all_desktops
+from app.widgets.call_sides import side_colour
 from app.widgets.caption_layout import CaptionWord, wrap_words
+from app.widgets.caption_text import CaptionText
 from app.widgets.screen_fit import mostly_on_a_screen, nearest_screen, with_height
 from engine.session.events import StreamUpdate
-from engine.session.final_text import FinalPlacer
-from engine.session.transcript import settle_periods
+from engine.session.words import Word
 
 EDGE = 8  # px from the border where dragging resizes instead of moving
 PADDING = 14
@@ -33,10 +35,6 @@ FONT_SIZES = (14, 18, 22, 28, 36, 48)
 OPACITIES = (0.4, 0.6, 0.8, 0.95)
 HIDE_AFTER = (0.0, 4.0, 8.0, 15.0, 30.0)
 UNSURE_BELOW = (0.0, 0.3, 0.5, 0.7)  # probability thresholds offered in the menu
-
-
-def _caption_word(word) -> tuple[str, float]:
-    return word.text, word.probability
 
 
 def _edges_at(rect: QRect, pos: QPoint) -> Qt.Edge:
@@ -82,9 +80,8 @@ class CaptionWindow(QWidget):
         self.setMinimumSize(QSize(220, 60))
         self.caption_style = caption_style
         self.enabled = True  # the person wants captions; silence only hides them for a while
-        self._confirmed: list[tuple[str, float]] = []  # (text, probability)
-        self._placer, self._dropped = FinalPlacer(), 0  # where final texts go; confirmed words scrolled away
-        self._tentative: list[tuple[str, float]] = []
+        self.held = CaptionText()  # each side's confirmed words and unconfirmed tail
+        self.held.only_them = caption_style.only_them
         self._latency_s: float | None = None
         self._last_speech = time.monotonic()
         self._press: tuple[QPoint, QRect, Qt.Edge] | None = None
@@ -102,22 +99,24 @@ class CaptionWindow(QWidget):
     # --- content -------------------------------------------------------------------------------
     def show_words(self, confirmed: list[str], tentative: list[str]) -> None:
         """Replace the content (the wizard's preview)."""
-        self._confirmed, self._tentative = [(t, 1.0) for t in confirmed], [(t, 1.0) for t in tentative]
+        self.held = CaptionText()
+        side = self.held.side(None)
+        side.confirmed, side.tentative = [Word(t, 0.0, 0.0) for t in confirmed], [Word(t, 0.0, 0.0) for t in tentative]
         self.update()
 
     def show_update(self, update: StreamUpdate) -> None:
-        """Add the round's confirmed words and replace the unconfirmed tail."""
-        tentative = [(w.text, w.probability) for w in update.tentative]
-        finalized = [self._placer.apply(self._confirmed, f, self._dropped, _caption_word) for f in update.finals]
+        """Add the round's confirmed words and replace the unconfirmed tail (of the update's side, in a call); a
+        side not shown changes nothing on screen."""
+        tail_changed, finalized = self.held.side(update.speaker).take(update)
+        if not self.held.shows(update.speaker):
+            return
         if update.confirmed:
-            self._confirmed.extend((w.text, w.probability) for w in update.confirmed)
             self._latency_s = max(0.0, update.confirmed[-1].emitted - update.confirmed[-1].end)
-        speech = bool(update.confirmed) or tentative != self._tentative or update.level > SPEECH_LEVEL
-        changed = bool(update.confirmed) or tentative != self._tentative or any(finalized)
-        self._tentative = tentative
+        speech = bool(update.confirmed) or tail_changed or update.level > SPEECH_LEVEL
+        changed = bool(update.confirmed) or tail_changed or finalized
         if speech:
             self._last_speech = time.monotonic()
-            if self.floating and self.enabled and not self.isVisible() and (self._confirmed or self._tentative):
+            if self.floating and self.enabled and not self.isVisible() and self.held.has_words():
                 self.show()
         if changed:
             self._drop_scrolled_lines()
@@ -125,8 +124,8 @@ class CaptionWindow(QWidget):
 
     def clear(self) -> None:
         """Forget the words; the floating window hides until there are words again (no empty box)."""
-        self._confirmed, self._tentative, self._latency_s = [], [], None
-        self._placer, self._dropped = FinalPlacer(), 0
+        self.held, self._latency_s = CaptionText(), None
+        self.held.only_them = self.caption_style.only_them
         if self.floating:
             self.hide()
         self.update()
@@ -140,11 +139,8 @@ class CaptionWindow(QWidget):
         return self._lines()[-self.caption_style.lines :]
 
     def _words(self) -> list[CaptionWord]:
-        """The words to draw, periods settled by the words after them, the tail's too (settle_periods)."""
-        below = self.caption_style.unsure_below
-        words = self._confirmed + self._tentative
-        texts = settle_periods([t for t, _ in words])
-        return [CaptionWord(t, k < len(self._confirmed), p < below) for k, (t, (_, p)) in enumerate(zip(texts, words))]
+        """The words to draw (CaptionText.words): periods settled by the words after them, a call's turns named."""
+        return self.held.words(self.caption_style.unsure_below)
 
     def _lines(self) -> list[list[CaptionWord]]:
         metrics = QFontMetricsF(self._font())
@@ -155,9 +151,7 @@ class CaptionWindow(QWidget):
         lines = self._lines()
         extra = len(lines) - MAX_HISTORY_LINES
         if extra > 0:
-            drop = sum(1 for line in lines[:extra] for w in line if w.confirmed)
-            self._confirmed = self._confirmed[drop:]
-            self._dropped += drop
+            self.held.drop_lines(lines[:extra])
 
     # --- appearance ----------------------------------------------------------------------------
     def _font(self) -> QFont:
@@ -184,6 +178,7 @@ class CaptionWindow(QWidget):
     def apply_style(self) -> None:
         """Re-read `caption_style` (after settings changed it) and fit the height to the number of lines; a
         floating window stays on its screen (near the bottom it grows upward)."""
+        self.held.only_them = self.caption_style.only_them
         height, before = self.preferred_height(), self.geometry()
         self.setMinimumHeight(height)  # (this alone would grow it downward)
         if self.floating:
@@ -250,6 +245,8 @@ class CaptionWindow(QWidget):
             x = float(area.left())
             for word in line:
                 colour = solid if word.confirmed else dim
+                if word.label:
+                    colour = side_colour(word.speaker, background)
                 painter.setPen(colour)
                 painter.drawText(QPoint(int(x), int(y)), word.text)
                 advance = metrics.horizontalAdvance(word.text)
@@ -391,6 +388,10 @@ class CaptionWindow(QWidget):
         latency.setCheckable(True)
         latency.setChecked(self.caption_style.show_latency)
         latency.toggled.connect(lambda on: self._set("show_latency", on))
+        only_them = menu.addAction("In a call, only Them")
+        only_them.setCheckable(True)
+        only_them.setChecked(self.caption_style.only_them)
+        only_them.toggled.connect(lambda on: self._set("only_them", on))
         menu.addSeparator()
         menu.addAction("Settings…", self.settings_requested.emit)
         menu.addAction("Hide captions", self._hide_requested)

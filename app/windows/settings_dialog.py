@@ -274,6 +274,17 @@ class SettingsDialog(QDialog):
         self.latency_box.setChecked(style.show_latency)
         self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
         form.addRow(self.latency_box)
+        self.only_them_box = QCheckBox("In a call, caption only Them")
+        self.only_them_box.setChecked(style.only_them)
+        self.only_them_box.toggled.connect(lambda on: self._set_caption("only_them", on))
+        form.addRow(self.only_them_box)
+        form.addRow(
+            "",
+            _hint(
+                "A call (you and them) captions both sides, each turn named You or Them; with this, the caption "
+                "window shows only the others. The transcript keeps both."
+            ),
+        )
         self.unsure_spin = QSpinBox(
             minimum=_low("unsure_below", 100),
             maximum=_high("unsure_below", 100),
@@ -309,9 +320,10 @@ class SettingsDialog(QDialog):
             widget.blockSignals(True)
             widget.setValue(value)
             widget.blockSignals(False)
-        self.latency_box.blockSignals(True)
-        self.latency_box.setChecked(style.show_latency)
-        self.latency_box.blockSignals(False)
+        for box, on in ((self.latency_box, style.show_latency), (self.only_them_box, style.only_them)):
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
         self.text_colour.set_colour(style.text_color)
         self.background_colour.set_colour(style.background_color)
 

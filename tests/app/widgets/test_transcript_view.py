@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.widgets.transcript_view import UNSURE_ROLE, TranscriptView
+from app.widgets.call_sides import side_colour
+from app.widgets.transcript_view import SPEAKER_ROLE, UNSURE_ROLE, TranscriptView
 from engine.session.events import FinalEvent
 from engine.session.words import Word
 
@@ -101,3 +102,56 @@ def test_caption_fragments_read_as_paragraphs_with_their_times_in_the_margin(vie
     assert view.visible_paragraph_texts() == ["I regard this activity. It was late.", "Yes."]
     assert [view.margin_time(row) for row in range(view.list.count())] == ["0:00", "1:06"]
     assert view.paragraphs[1].first == 7 and view.selected_words() == []
+
+
+def _side(speaker: str, said: str, start: float) -> list[Word]:
+    return [Word(t, start + i * 0.4, start + i * 0.4 + 0.3, 0.9, speaker) for i, t in enumerate(said.split())]
+
+
+def _colour_pixels(view: TranscriptView, colour: QColor) -> int:
+    image = view.list.viewport().grab().toImage()
+    return sum(1 for x in range(0, 80) for y in range(image.height()) if image.pixelColor(x, y) == colour)
+
+
+def test_a_calls_turns_are_labelled_and_ordered_by_time_however_the_sides_arrive(qtbot, view):
+    you_first = _side("you", "Did you get the report?", 0.0)
+    them = _side("them", "Yes, it came this morning.", 2.5)
+    you_again = _side("you", "Good, thanks.", 5.5)
+    # Each side's stream confirms on its own schedule: Them's first words come after your later ones.
+    view.add_words(you_first[:3])
+    view.add_words(you_first[3:] + you_again[:1])
+    view.add_words(them[:2])
+    view.add_words(you_again[1:])
+    view.add_words(them[2:])
+    assert view.visible_paragraph_texts() == ["Did you get the report?", "Yes, it came this morning.", "Good, thanks."]
+    assert [view.margin_side(row) for row in range(view.list.count())] == ["You", "Them", "You"]
+    assert [view.margin_time(row) for row in range(view.list.count())] == ["0:00", "0:02", "0:05"]
+    assert [w.speaker for w in view.words()] == ["you"] * 5 + ["them"] * 5 + ["you"] * 2
+    base = view.list.palette().color(view.list.palette().ColorRole.Base)
+    for speaker in ("you", "them"):  # each side's name and bar drawn in its colour
+        qtbot.waitUntil(lambda s=speaker: _colour_pixels(view, side_colour(s, base)) > 20, timeout=3000)
+
+
+def test_a_final_record_replaces_only_its_sides_words(view):
+    you = _side("you", "I think so too.", 0.0)
+    them = _side("them", "Kick the boss shit.", 0.2)
+    view.add_words(you[:2] + them[:1])
+    view.add_words(them[1:] + you[2:])
+    # Them's record counts Them's confirmed words only: its first word is Them's first, not the call's.
+    said = [Word(t, w.start, w.end, 0.9, "them") for t, w in zip(["Kick", "the", "ball", "straight."], them)]
+    view.apply_final(FinalEvent(0, 4, said, 2.0, speaker="them"))
+    view.add_words(_side("them", "Right.", 2.0))
+    assert view.visible_paragraph_texts() == ["I think so too.", "Kick the ball straight. Right."]
+    assert [view.margin_side(row) for row in range(view.list.count())] == ["You", "Them"]
+    view.apply_final(FinalEvent(0, 4, _side("you", "I think so, too.", 0.0), 2.5, speaker="you"))
+    assert view.visible_paragraph_texts() == ["I think so, too.", "Kick the ball straight. Right."]
+    assert view.text().startswith("I think so, too.")
+
+
+def test_a_one_source_transcript_names_no_side_and_keeps_its_height(view):
+    view.set_words([Word(t, i * 0.4, i * 0.4 + 0.3) for i, t in enumerate("One line only.".split())])
+    one_source = view.list.visualItemRect(view.list.item(0)).height()
+    assert view.margin_side(0) == "" and view.list.item(0).data(SPEAKER_ROLE) is None
+    view.set_words(_side("them", "One line only.", 0.0))
+    assert view.margin_side(0) == "Them"
+    assert view.list.visualItemRect(view.list.item(0)).height() > one_source  # room for the time and the side

@@ -1,14 +1,15 @@
 """The floating caption window: its flags, remembered geometry (where it is shown, kept on screen),
-confirmed/tentative text, silence hiding."""
+confirmed/tentative text, silence hiding; a call's turns named in their sides' colours, or Them's alone."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QMouseEvent
+from PySide6.QtGui import QColor, QContextMenuEvent, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
 from app.settings import AppSettings, CaptionStyle, load_settings, save_settings
+from app.widgets.call_sides import side_colour
 from app.widgets.caption_layout import CaptionWord, wrap_words
 from app.windows.caption_window import CaptionWindow
 from engine.session.events import FinalEvent, StreamUpdate
@@ -280,3 +281,69 @@ def test_no_empty_box_before_the_first_words(qtbot, window):
     assert not window.isVisible()
     window.show_update(update(tentative=["first"]))
     assert window.isVisible()
+
+
+def side_update(speaker: str, said: str, start: float, tentative: str = "", finals=()) -> StreamUpdate:
+    """One side's round of a call: its confirmed words from start, then its tail."""
+    words = [Word(t, start + i * 0.4, start + i * 0.4 + 0.3, 0.9, speaker) for i, t in enumerate(said.split())]
+    after = start + 0.4 * len(words)
+    tail = [Word(t, after + i * 0.4, after + i * 0.4 + 0.3, 0.9, speaker) for i, t in enumerate(tentative.split())]
+    return StreamUpdate(
+        [w.confirmed(after) for w in words], tail, after, 0.2, 3.0, 0.1, finals=list(finals), speaker=speaker
+    )
+
+
+def _label_pixels(window: CaptionWindow, speaker: str) -> int:
+    image = window.grab().toImage()
+    colour = side_colour(speaker, QColor(window.caption_style.background_color))
+    return sum(1 for x in range(0, image.width(), 2) for y in range(image.height()) if image.pixelColor(x, y) == colour)
+
+
+def test_a_calls_turns_are_named_in_their_sides_colours_in_time_order(window):
+    window.caption_style.lines = 4
+    window.resize(900, window.preferred_height())
+    window.apply_style()
+    window.show()
+    window.show_update(side_update("you", "Did you get it?", 0.0))
+    window.show_update(side_update("you", "Good.", 5.0, "Thanks"))  # your next turn, before Them's words come
+    window.show_update(side_update("them", "Yes, this morning.", 2.0, "It"))
+    assert window.text() == "You: Did you get it? Them: Yes, this morning. It You: Good. Thanks"
+    assert [line[0].text for line in window.visible_lines()] == ["You:", "Them:", "You:"]  # each turn on its line
+    words = [w for line in window.visible_lines() for w in line]
+    assert [(w.text, w.confirmed) for w in words if not w.label][-2:] == [("Good.", True), ("Thanks", False)]
+    assert all(_label_pixels(window, s) > 10 for s in ("you", "them"))
+    # Them's final record counts Them's confirmed words: it replaces theirs, not yours.
+    final = FinalEvent(
+        0, 3, [Word(t, 2.0, 2.3, 0.9, "them") for t in ("Yes,", "this", "morning!")], 3.5, speaker="them"
+    )
+    window.show_update(StreamUpdate([], [], 3.6, 0.2, 3.0, finals=[final], speaker="them"))
+    assert window.text() == "You: Did you get it? Them: Yes, this morning! You: Good. Thanks"
+
+
+def test_only_them_shows_the_other_side_alone_and_your_words_do_not_bring_the_window_back(qtbot, isolated_dirs):
+    settings = AppSettings()
+    settings.caption.only_them = True
+    window = CaptionWindow(settings.caption)
+    qtbot.addWidget(window)
+    window.show_update(side_update("you", "Did you get it?", 0.0))
+    assert not window.isVisible() and window.text() == ""
+    window.show_update(side_update("them", "Yes, this morning.", 2.0))
+    assert window.isVisible() and window.text() == "Yes, this morning."  # one side: no names
+    assert _label_pixels(window, "them") == 0
+    settings.caption.only_them = False  # Settings ▸ Captions: both sides
+    window.apply_style()
+    assert window.text() == "You: Did you get it? Them: Yes, this morning."
+
+
+def test_a_one_source_session_names_no_side_even_with_only_them(window):
+    window.caption_style.only_them = True
+    window.apply_style()
+    window.show_update(update(["Printing,", "then,"], ["for"]))
+    assert window.text() == "Printing, then, for"
+    assert not any(w.label for line in window.visible_lines() for w in line)
+
+
+def test_the_menu_sets_only_them(window):
+    only_them = next(a for a in window.build_menu().actions() if a.text() == "In a call, only Them")
+    only_them.trigger()
+    assert window.caption_style.only_them and window.held.only_them

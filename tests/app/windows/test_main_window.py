@@ -1,5 +1,6 @@
 """The main window as a person meets it: one Start/Stop button, the source with its live level, the transcript as
-paragraphs, search and Export in the toolbar; a file's subtitles count from the file's start."""
+paragraphs, search and Export in the toolbar; a file's subtitles count from the file's start; a call's turns name
+their side, and its exports keep the labels."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 import srt
+from live_app import export_through_dialog
 from PySide6.QtWidgets import QFileDialog, QToolBar
 from testdata import DATA
 
 from app.main import WhisperFlowApp
+from engine.audio.call_sources import CallSources, open_side
 from engine.audio.files import SAMPLE_RATE, load_audio
 
 SILENCE_S = 20.0  # before the speech in the file: longer than the whole session takes at the fast pace
@@ -65,3 +68,29 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
     cues = list(srt.parse((tmp_path / "talk.srt").read_text(encoding="utf-8")))
     assert "Printing" in cues[0].content
     assert SILENCE_S - 1.5 <= cues[0].start.total_seconds() <= SILENCE_S + 1.0  # the file's time, not the session's
+
+
+def test_a_call_from_files_shows_each_turns_side_and_exports_labelled_txt_srt_and_vtt(qtbot, wf, tmp_path: Path):
+    window = wf.window
+    you, them = DATA / "acoustic_corpus_10s.wav", DATA / "LJ001-0008.wav"
+    with qtbot.waitSignal(window.controller.session_ended, timeout=120000):
+        window.controller.start(
+            "Call", lambda: CallSources(open_side(str(you), "fast"), open_side(str(them), "fast")), "fast"
+        )
+    view = window.transcript
+    sides = [view.margin_side(row) for row in range(view.list.count())]
+    assert {"You", "Them"} <= set(sides) and "" not in sides
+    assert [p.start for p in view.paragraphs] == sorted(p.start for p in view.paragraphs)  # turns in time order
+    said = {s: " ".join(p.text for p in view.paragraphs if p.speaker == s).lower() for s in ("you", "them")}
+    assert "surpassed" in said["them"] and "surpassed" not in said["you"]
+
+    window.settings.export_dir = str(tmp_path)
+    for fmt in ("txt", "srt", "vtt"):
+        export_through_dialog(window, fmt, str(tmp_path / f"call.{fmt}"))
+    txt = (tmp_path / "call.txt").read_text(encoding="utf-8")
+    assert "You: " in txt and "Them: " in txt
+    cues = list(srt.parse((tmp_path / "call.srt").read_text(encoding="utf-8")))
+    assert all(c.content.startswith(("You: ", "Them: ")) for c in cues)
+    assert any("surpassed" in c.content and c.content.startswith("Them: ") for c in cues)
+    vtt = (tmp_path / "call.vtt").read_text(encoding="utf-8")
+    assert "<v You>" in vtt and "<v Them>" in vtt

@@ -85,6 +85,14 @@ def test_colour_buttons_are_swatches_that_set_the_colour(qtbot, dialog):
     assert dialog.settings.caption.text_color == "#ffcc00"
 
 
+def test_the_captions_tab_sets_only_them_and_follows_the_caption_windows_menu(dialog):
+    dialog.only_them_box.click()
+    assert dialog.settings.caption.only_them
+    dialog.settings.caption.only_them = False  # changed in the caption window's menu
+    dialog.sync_captions()
+    assert not dialog.only_them_box.isChecked()
+
+
 @pytest.fixture()
 def no_base(isolated_dirs):
     if PACKAGED["base"].locate() is not None:
