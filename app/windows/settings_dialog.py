@@ -29,6 +29,7 @@ from app.settings import CAPTION_RANGES, AppSettings
 from app.widgets.calibration_panel import CalibrationPanel
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
+from app.widgets.words_editor import WordsEditor
 from app.workers.model_worker import ModelCache
 
 TOGGLES = {
@@ -163,6 +164,9 @@ class SettingsDialog(QDialog):
             self.toggles[attr] = box
             form.addRow(box)
             form.addRow(_hint(help_text))
+        self.words_editor = WordsEditor(self.settings.words)
+        self.words_editor.changed.connect(lambda words: self._set("words", words))
+        form.addRow("Words to know", self.words_editor)
         form.addRow(_hint("Changes apply to the next session."))
         self._show_effective()
         return page

@@ -23,6 +23,7 @@ from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, ma
 from engine.model.whisper_model import LoadedModel
 from engine.runtime.logs import WordList
 from engine.session.words import Word
+from engine.stream.vocabulary import Vocabulary
 
 MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
 # Every round (padded or not) is checked before its words can be confirmed, as openai-whisper checks a window:
@@ -127,8 +128,10 @@ class Transcriber:
         decode: DecodeOptions = DecodeOptions(),
         word_timestamps: bool = True,
         silence_gate: bool = True,
+        vocabulary: Vocabulary | None = None,
     ):
-        """silence_gate: drop a round's words when Whisper's no-speech probability says silence and the text is
+        """vocabulary: the words to know, in every round's prompt and as the decoder's bias, as it says.
+        silence_gate: drop a round's words when Whisper's no-speech probability says silence and the text is
         not confident; off where a voice-activity detector already keeps silent rounds from running (a hush
         word raises the no-speech probability of a buffer that starts with speech)."""
         self.silence_gate = silence_gate
@@ -137,7 +140,8 @@ class Transcriber:
         self.language = language
         self.tokenizer = loaded.tokenizer(language)
         self.padding = padding
-        self.decode_options = decode
+        self.vocabulary = vocabulary
+        self.decode_options = decode if vocabulary is None else replace(decode, bias=vocabulary.bias)
         self.word_timestamps = word_timestamps
         self.guarded = True  # False while the stream's last rounds decode: its audio really ends there
 
@@ -180,7 +184,9 @@ class Transcriber:
         (docs/bench/finalize)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(beam_size=FINAL_BEAM, decoder=self.decode_options.decoder)
-        return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode)
+        return Transcriber(
+            self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=self.vocabulary
+        )
 
     @property
     def max_buffer_s(self) -> float:
@@ -266,7 +272,9 @@ class Transcriber:
         return again, padded.decode(again.features, prompt_tokens, reference, again.audio_steps)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
-        return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
+        """The prompt's tokens, after the words to know when they go in the prompt."""
+        tokens = self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
+        return tokens if self.vocabulary is None else self.vocabulary.prompt(tokens)
 
     def transcribe(
         self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None, speech_until: float = 0.0
