@@ -181,12 +181,12 @@ class Transcriber:
         """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model, with
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
         without pruning, verification or guard. The hush word reads as well as padding there and costs less
-        (docs/bench/finalize)."""
+        (docs/bench/finalize). The words to know are its bias only: in its prompt they made it stop early, leaving
+        out the end of an utterance (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(beam_size=FINAL_BEAM, decoder=self.decode_options.decoder)
-        return Transcriber(
-            self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=self.vocabulary
-        )
+        vocabulary = self.vocabulary and self.vocabulary.bias_only()
+        return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=vocabulary)
 
     @property
     def max_buffer_s(self) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,6 +100,10 @@ class Vocabulary:
                 break
             words.extend(piece)
         return words[:-1] + list(self.end) + confirmed if words else confirmed
+
+    def bias_only(self) -> Vocabulary:
+        """This vocabulary without the words in the prompt (the final pass's: engine.stream.round)."""
+        return replace(self, pieces=())
 
     def notice(self) -> str | None:
         """What a too-long list kept and left out, for the person; None when every word is kept."""

@@ -96,3 +96,9 @@ def test_listed_names_the_model_misspells_come_out_right(tiny_model):
 def test_an_unrelated_list_changes_no_word(tiny_model):
     clip = "LJ001-0009.wav"  # "Printing, then, for our purpose, may be considered as the art of making books …"
     assert _said(tiny_model, UNRELATED, clip) == _said(tiny_model, None, clip)
+
+
+def test_the_final_pass_keeps_the_bias_but_not_the_prompt(tiny_model):
+    vocabulary = build_vocabulary(NAMES, tiny_model.tokenizer(None))
+    final = Transcriber(tiny_model, vocabulary=vocabulary).final_pass()
+    assert final.decode_options.bias is vocabulary.bias and final.prompt_tokens("") == []
