@@ -145,7 +145,7 @@ class _Run:
             "type": "stream",
             **self.key(entry),
             "settings": settings,
-            "words": self.config.words,
+            "word_list": self.config.words,  # which list (tools.bench.word_lists.LISTS); "words" are its words
             "pace": self.pace,
             "kind": entry.kind,
             "duration_s": entry.duration_s,

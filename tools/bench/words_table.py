@@ -24,7 +24,7 @@ def _total(records: list[dict], which: str, text: str, key: str) -> int:
 
 def _row(config: str, records: list[dict]) -> str:
     audio_s = sum(r["duration_s"] for r in records)
-    ran_with = records[0].get("words", "none")
+    ran_with = records[0].get("word_list", "none")
     which = "unrelated" if ran_with == "unrelated" else "own"
     alarms = _total(records, which, "final", "false_alarms")
     cells = [
