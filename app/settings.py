@@ -21,7 +21,7 @@ from engine.stream.settings import check_setting
 SETTINGS_FILE = "settings.json"
 LOW_POWER_POLICY = "low-power"  # the app's "Low power" setting: for a laptop on battery
 # The stream settings a person can override; None = what the `flow` policy (or StreamConfig) decides.
-STREAM_FIELDS = ("language", "min_chunk_s", "beam_size", "hush", "beam_pruning", "pipeline")
+STREAM_FIELDS = ("language", "words", "min_chunk_s", "beam_size", "hush", "beam_pruning", "pipeline")
 
 
 @dataclass
@@ -46,6 +46,7 @@ class AppSettings:
 
     model: str = DEFAULT_MODEL
     language: str | None = None
+    words: str | None = None  # words to know, separated by commas (engine.stream.vocabulary)
     min_chunk_s: float | None = None
     beam_size: int | None = None
     hush: bool | None = None

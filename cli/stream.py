@@ -8,6 +8,7 @@ import sys
 import threading
 from contextlib import nullcontext
 
+from cli.words import add_words_file_flag, words_from
 from engine.errors import WhisperFlowError
 from engine.session.transcript import settle_periods
 from engine.session.turns import LABELS
@@ -34,6 +35,7 @@ def register(sub) -> None:
         help="when the stream ends, write its final text there, one utterance a line",
     )
     _add_stream_flags(p)
+    add_words_file_flag(p)
     p.set_defaults(func=cmd_stream)
 
 
@@ -74,6 +76,7 @@ def _config_from(args):
     from engine.stream.settings import FLAGS, SETTINGS
 
     given = {s.name: getattr(args, s.name) for s in SETTINGS if getattr(args, s.name) is not None}
+    given["words"] = words_from(args)
     return validate_stream_config(StreamConfig(**given), FLAGS)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from cli.output import JsonlOutput, check_output_path
+from cli.words import add_words_file_flag, words_from
 from engine.model.store import DEFAULT_MODEL
 
 
@@ -15,6 +16,8 @@ def register(sub) -> None:
     p.add_argument("--language", default=None)
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--jsonl", metavar="OUT")
+    p.add_argument("--words", help="words to know: names and rare words to expect, separated by commas")
+    add_words_file_flag(p)
     p.set_defaults(func=cmd_transcribe)
 
 
@@ -26,8 +29,10 @@ def cmd_transcribe(args) -> int:
     from engine.stream.offline import transcribe_audio
     from engine.stream.round import Transcriber
     from engine.stream.settings import check_setting
+    from engine.stream.vocabulary import build_vocabulary
 
     check_setting("beam_size", args.beam, "--beam")
+    listed = words_from(args)
     check_output_path(args.jsonl, [args.file])
     import sys
 
@@ -37,7 +42,11 @@ def cmd_transcribe(args) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     audio = load_audio(args.file)
     loaded = load_model(args.model)
-    transcriber = Transcriber(loaded, language=args.language, decode=DecodeOptions(beam_size=args.beam))
+    vocabulary = build_vocabulary(listed, loaded.tokenizer(args.language))
+    if vocabulary is not None and vocabulary.notice():
+        print(f"note: {vocabulary.notice()}", file=sys.stderr)
+    decode = DecodeOptions(beam_size=args.beam)
+    transcriber = Transcriber(loaded, language=args.language, decode=decode, vocabulary=vocabulary)
     words = transcribe_audio(transcriber, audio)
     with JsonlOutput(args.jsonl) if args.jsonl else nullcontext(None) as writer:
         if writer:

@@ -15,9 +15,9 @@ class FakeTranscriber:
     decode_options = DecodeOptions()  # beam 1, no guard
     holds_back = False
 
-    def prompt_tokens(self, prompt: str) -> list[int]:
+    def text_tokens(self, text: str) -> list[int]:
         """A stand-in tokenizer: each word's length."""
-        return [len(word) for word in prompt.split()]
+        return [len(word) for word in text.split()]
 
     def unguarded(self):
         return nullcontext()

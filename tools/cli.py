@@ -11,6 +11,7 @@ OWN_PARSER = {
         "tools.decoder_bench",
         "decoder step, verify and word-timing time, WER: MLX vs numpy vs CTranslate2",
     ),
+    "words-step-bench": ("tools.words_step_bench", "a decoder step's time with and without the words-to-know bias"),
     "padding-study": ("tools.padding_study", "the hush-word padding study (Table 1 / Figure 11)"),
     "overlap-check": ("tools.overlap_check", "GPU encodes alone and beside the CPU decoder on another thread"),
     "schedule-synth": (

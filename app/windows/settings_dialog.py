@@ -33,6 +33,7 @@ from app.widgets.collapsible import Collapsible
 from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
+from app.widgets.words_editor import WordsEditor
 from app.workers.model_worker import ModelCache
 
 # The techniques a stream uses, as the Advanced section names them (the setting names stay as saved).
@@ -189,6 +190,9 @@ class SettingsDialog(QDialog):
             self.toggles[attr] = box
             advanced.addWidget(box)
             advanced.addWidget(_hint(help_text))
+        self.words_editor = WordsEditor(self.settings.words)
+        self.words_editor.changed.connect(lambda words: self._set("words", words))
+        form.addRow("Words to know", self.words_editor)
         form.addRow(self.advanced)
         form.addRow(_hint("Changes apply to the next session."))
         self._show_effective()

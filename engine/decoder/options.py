@@ -12,6 +12,7 @@ import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
 
 from engine.decoder.token_rules import TokenRules, log_softmax
+from engine.decoder.word_bias import WordBias
 from engine.session.words import Word
 
 TIME_PRECISION = 0.02  # seconds per timestamp token
@@ -40,6 +41,8 @@ class DecodeOptions:
     # No EOT before a timestamp token has reached this index (20 ms steps into the audio): a voice-activity
     # detector heard speech up to there, so a round that ends sooner has left it unsaid; 0: off
     speech_until_step: int = 0
+    # A bonus for tokens that spell a listed word (engine.decoder.word_bias); None: none
+    bias: WordBias | None = None
 
 
 @dataclass
@@ -91,6 +94,7 @@ def make_rules(model, tokenizer: Tokenizer, sample_begin: int, options: DecodeOp
         max_initial_timestamp_index=round(options.max_initial_timestamp / TIME_PRECISION),
         max_timestamp_index=n_audio_ctx,
         speech_until_step=min(options.speech_until_step, n_audio_ctx) if options.with_timestamps else 0,
+        bias=options.bias,
     )
 
 

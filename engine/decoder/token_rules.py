@@ -2,13 +2,16 @@
 
 Suppressed tokens, blank suppression at the first step, and the timestamp rules
 (pairs, monotone, initial timestamp cap), plus a cap at the real audio length so that
-decoding against shorter audio features never emits a timestamp past the audio.
+decoding against shorter audio features never emits a timestamp past the audio, and, with a list of words to know,
+their bonus (engine.decoder.word_bias) on the log-probabilities.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from mlx_whisper.tokenizer import Tokenizer
+
+from engine.decoder.word_bias import WordBias
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -39,9 +42,12 @@ class TokenRules:
         max_timestamp_index: int | None = None,
         suppress_blank: bool = True,
         speech_until_step: int = 0,
+        bias: WordBias | None = None,
     ):
-        """speech_until_step: EOT is masked until a timestamp of at least this index has been sampled."""
+        """speech_until_step: EOT is masked until a timestamp of at least this index has been sampled; bias: the
+        listed words' bonus, added after the rules."""
         self.tokenizer = tokenizer
+        self.bias = bias
         self.sample_begin = sample_begin
         self.with_timestamps = with_timestamps
         self.ts_begin = tokenizer.timestamp_begin
@@ -74,7 +80,10 @@ class TokenRules:
             logits += self.blank_mask
         if self.with_timestamps:
             self._timestamp_rules(logits, sequences, at_begin)
-        return log_softmax(logits)
+        logprobs = log_softmax(logits)
+        if self.bias is not None:
+            self.bias.add_to(logprobs, sequences, self.sample_begin)
+        return logprobs
 
     def _timestamp_rules(self, logits: np.ndarray, sequences: list[list[int]], at_begin: bool) -> None:
         ts = self.ts_begin

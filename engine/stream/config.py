@@ -16,6 +16,7 @@ from engine.stream.processor import OnlineProcessor
 from engine.stream.profiles import Allocation, load_profile
 from engine.stream.round import Transcriber
 from engine.stream.settings import check_setting
+from engine.stream.vocabulary import WORDS_USES, build_vocabulary
 
 PACES = ("realtime", "fast", "unaware")
 
@@ -29,6 +30,7 @@ class StreamConfig:
     model: str = DEFAULT_MODEL
     policy: str = DEFAULT_POLICY
     language: str | None = None
+    words: str | None = None  # words to know, separated by commas (engine.stream.vocabulary)
     min_chunk_s: float | None = None
     buffer_trimming_s: float | None = None
     trim_at: str | None = None
@@ -44,6 +46,7 @@ class StreamConfig:
     beam_size: int | None = None
     beam_pruning: bool | None = None
     verify: bool | None = None
+    words_use: str | None = None  # how the decoder uses the words: prompt, bias or both (the default)
     pipeline: bool | None = None
     guard_frames: int | None = None
     loop_tokens: int | None = None
@@ -138,8 +141,16 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         decoder=decoder_backend(allocation),
     )
     vad = _speech_detector(config, notices)
+    vocabulary = build_vocabulary(config.words, loaded.tokenizer(config.language), config.words_use or WORDS_USES[0])
+    if vocabulary is not None and vocabulary.notice():
+        notices.append(vocabulary.notice())
     transcriber = Transcriber(
-        loaded, language=config.language, padding=padding, decode=decode, silence_gate=vad is None
+        loaded,
+        language=config.language,
+        padding=padding,
+        decode=decode,
+        silence_gate=vad is None,
+        vocabulary=vocabulary,
     )
     set_blas_threads(allocation.blas_threads)
     loop = dict(

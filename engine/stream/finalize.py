@@ -188,7 +188,7 @@ class Finalizer:
     def _reference(self, span: _Span) -> list[int] | None:
         """The tokens of the final text already heard in the span's audio before the utterance, where guided."""
         heard = [w.text for w in self.final_words if span.heard_from < w.end <= span.start]
-        return self.transcriber.prompt_tokens(" ".join(heard)) if self.guided and heard else None
+        return self.transcriber.text_tokens(" ".join(heard)) if self.guided and heard else None
 
     def _final(
         self, audio: np.ndarray, span: _Span, first: int, confirmed: list[WordEvent], paused: float

@@ -80,8 +80,8 @@ class RoundTranscriber(Protocol):
         """Words of the buffer, times relative to its start; reference: the previous round's tokens;
         speech_until: the round may not end before this time of its audio."""
 
-    def prompt_tokens(self, prompt: str) -> list[int]:
-        """The tokens of a text (a prompt, or a decoding's reference)."""
+    def text_tokens(self, text: str) -> list[int]:
+        """The tokens of a text (a decoding's reference)."""
 
     def unguarded(self) -> AbstractContextManager[None]:
         """Rounds inside this block decode without the guard (DecodeOptions.guard_frames)."""

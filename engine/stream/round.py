@@ -23,6 +23,7 @@ from engine.encoder.input import PAD30, Padding, encoder_gflops, encoder_mel, ma
 from engine.model.whisper_model import LoadedModel
 from engine.runtime.logs import WordList
 from engine.session.words import Word
+from engine.stream.vocabulary import Vocabulary
 
 MAX_TOKENS_PER_SECOND = 8  # fast speech with timestamps stays well below this; a runaway round does not
 # Every round (padded or not) is checked before its words can be confirmed, as openai-whisper checks a window:
@@ -127,8 +128,10 @@ class Transcriber:
         decode: DecodeOptions = DecodeOptions(),
         word_timestamps: bool = True,
         silence_gate: bool = True,
+        vocabulary: Vocabulary | None = None,
     ):
-        """silence_gate: drop a round's words when Whisper's no-speech probability says silence and the text is
+        """vocabulary: the words to know, in every round's prompt and as the decoder's bias, as it says.
+        silence_gate: drop a round's words when Whisper's no-speech probability says silence and the text is
         not confident; off where a voice-activity detector already keeps silent rounds from running (a hush
         word raises the no-speech probability of a buffer that starts with speech)."""
         self.silence_gate = silence_gate
@@ -137,7 +140,8 @@ class Transcriber:
         self.language = language
         self.tokenizer = loaded.tokenizer(language)
         self.padding = padding
-        self.decode_options = decode
+        self.vocabulary = vocabulary
+        self.decode_options = decode if vocabulary is None else replace(decode, bias=vocabulary.bias)
         self.word_timestamps = word_timestamps
         self.guarded = True  # False while the stream's last rounds decode: its audio really ends there
 
@@ -178,12 +182,14 @@ class Transcriber:
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
         without the guard. Given a reference (the final text already heard before the utterance), it re-reads that
         at beam 1, checked in one pass, and decodes the rest at the full beam. The hush word reads as well as
-        padding there and costs less (docs/bench/finalize)."""
+        padding there and costs less (docs/bench/finalize). The words to know are its bias only: in its prompt they
+        made it stop early, leaving out the end of an utterance (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(
             beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder
         )
-        return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode)
+        vocabulary = self.vocabulary and self.vocabulary.bias_only()
+        return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=vocabulary)
 
     @property
     def max_buffer_s(self) -> float:
@@ -268,8 +274,14 @@ class Transcriber:
         again = padded.encode(encoded.audio)
         return again, padded.decode(again.features, prompt_tokens, reference, again.audio_steps)
 
+    def text_tokens(self, text: str) -> list[int]:
+        """The tokens of a text (a prompt, or a decoding's reference)."""
+        return self.tokenizer.encode(" " + text.strip()) if text.strip() else []
+
     def prompt_tokens(self, prompt: str) -> list[int]:
-        return self.tokenizer.encode(" " + prompt.strip()) if prompt.strip() else []
+        """The prompt's tokens, after the words to know when they go in the prompt."""
+        tokens = self.text_tokens(prompt)
+        return tokens if self.vocabulary is None else self.vocabulary.prompt(tokens)
 
     def transcribe(
         self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None, speech_until: float = 0.0

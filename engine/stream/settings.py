@@ -17,6 +17,7 @@ from engine.model.store import PACKAGED
 from engine.stream.emission import EMIT_POLICIES
 from engine.stream.policies import POLICIES
 from engine.stream.processor import TRIM_AT
+from engine.stream.vocabulary import MAX_WORD_CHARS, WORDS_USES, valid_words
 
 # The settings' groups (the CLI's help and the README list them in this order). A policy sets the settings of
 # POLICY_GROUPS; the first group chooses the model, the policy and the language.
@@ -116,6 +117,14 @@ SETTINGS: tuple[Setting, ...] = (
         valid=_known_language,
     ),
     Setting(
+        "words",
+        str,
+        "model and policy",
+        "words to know: names and rare words to expect, separated by commas (or one a line in --words-file)",
+        expect=f"words or phrases separated by commas, each at most {MAX_WORD_CHARS} characters",
+        valid=valid_words,
+    ),
+    Setting(
         "min_chunk_s",
         float,
         "buffer",
@@ -162,6 +171,13 @@ SETTINGS: tuple[Setting, ...] = (
         "decoder",
         "beam 1 while re-reading the previous round's text",
         short_name="pruning",
+    ),
+    Setting(
+        "words_use",
+        str,
+        "decoder",
+        "how the decoder uses the words to know: in the prompt, as a bonus for spelling one (bias), or both",
+        choices=WORDS_USES,
     ),
     Setting("verify", bool, "decoder", "accept text re-read from the last round in one teacher-forced pass"),
     Setting(

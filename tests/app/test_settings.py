@@ -189,3 +189,21 @@ def test_fuzzed_settings_files_load_as_valid_settings(isolated_dirs):
         caption = loaded.caption
         assert 10 <= caption.font_size <= 72 and 1 <= caption.lines <= 6 and 0 <= caption.unsure_below <= 1
         assert 0.1 <= caption.opacity <= 1 and 0 <= caption.hide_after_s <= 600
+
+
+def test_the_words_to_know_reach_the_stream(isolated_dirs, tiny_model):
+    from engine.stream.config import build_processor
+
+    save_settings(AppSettings(words="Gutenberg, Peter Schoeffer, Maintz"))
+    config = load_settings().stream_config()
+    processor, notices = build_processor(tiny_model, config)
+    assert processor.transcriber.vocabulary.kept == ("Gutenberg", "Peter Schoeffer", "Maintz") and not notices
+    assert processor.transcriber.decode_options.bias is processor.transcriber.vocabulary.bias
+    final = processor.transcriber.final_pass()  # the words are its bias, not its prompt
+    assert final.decode_options.bias is processor.transcriber.vocabulary.bias and final.vocabulary.pieces == ()
+
+
+def test_malformed_saved_words_are_dropped(isolated_dirs):
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text(json.dumps({"words": "x" * 300}), encoding="utf-8")
+    assert load_settings().words is None

@@ -57,6 +57,7 @@ def register(subparsers) -> None:
         help=f"kinds of audio to run (default: {' '.join(DEFAULT_KINDS)}, unless --files is given)",
     )
     p.add_argument("--files", nargs="+", metavar="PATTERN", help="only manifest files matching these names or globs")
+    p.add_argument("--step", type=int, default=1, metavar="N", help="every N-th file of each kind (default: all)")
     p.add_argument(
         "--configs",
         nargs="+",
@@ -164,7 +165,9 @@ def _run(args, reference_model: str) -> int:
     available = load_manifest(manifest)
     present = {e.kind for e in available}
     kinds = args.kind or (None if args.files else [k for k in DEFAULT_KINDS if k in present] or None)
-    entries = select(available, kinds, args.files)
+    if args.step < 1:
+        raise WhisperFlowError("--step takes a whole number from 1")
+    entries = select(available, kinds, args.files, args.step)
     configs = [parse_config(spec) for spec in args.configs]
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):

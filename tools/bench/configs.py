@@ -2,7 +2,8 @@
 
 Examples: ``baseline``, ``baseline+hush``, ``flow``, ``flow:min_chunk=0.5``, ``baseline:beam=5,model=base``.
 FLAGs switch a yes/no setting on (hush, pruning, pipeline); KEYs set any stream setting, by the names its
-declaration in engine.stream.settings gives it.
+declaration in engine.stream.settings gives it, except `words`, which names a list per recording (none, own or
+unrelated: tools.bench.word_lists), e.g. ``flow:words=own,words_use=prompt``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from engine.stream.config import StreamConfig
 from engine.stream.policies import POLICIES
 from engine.stream.settings import POLICY_GROUPS, SETTINGS, Setting
 from tools.bench.peer import PEER_LABEL
+from tools.bench.word_lists import LISTS
 
 
 def _keys(setting: Setting) -> set[str]:
@@ -43,7 +45,8 @@ SYNTAX_HELP = (
     + ", ".join(s.short for s in SETTINGS if s.kind is bool)
     + "; KEY is "
     + ", ".join(_described(s) for s in SETTINGS if s.group in POLICY_GROUPS)
-    + ", model or language (`whisperflow stream --help` and the README say what each does; a KEY may also be the"
+    + ", model or language; words (none/own/unrelated: each recording's own names or 20 unrelated words)"
+    " (`whisperflow stream --help` and the README say what each does; a KEY may also be the"
     " setting's name, e.g. min_chunk_s, or its flag's, e.g. emit_margin)."
     " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base"
     "  flow:threads=1,handoff=8  flow+hush:guard=4"
@@ -57,6 +60,7 @@ class BenchConfig:
     label: str
     stream: StreamConfig
     peer: bool = False  # Whisper-Streaming's own script (tools.bench.peer) instead of a WhisperFlow stream
+    words: str = "none"  # the words-to-know list each recording runs with (tools.bench.word_lists.LISTS)
 
 
 def _setting(key: str) -> Setting:
@@ -92,6 +96,7 @@ def parse_config(spec: str) -> BenchConfig:
     if policy not in POLICIES:
         raise WhisperFlowError(f"config {spec!r}: unknown policy {policy!r}. Syntax: {SYNTAX_HELP}")
     values: dict = {}
+    words = "none"
     for flag in flags:
         setting = _setting(flag.strip())
         if setting.kind is not bool:
@@ -101,8 +106,13 @@ def parse_config(spec: str) -> BenchConfig:
         key, eq, text = item.partition("=")
         if not eq:
             raise WhisperFlowError(f"config {spec!r}: {item!r} should be KEY=VALUE. Syntax: {SYNTAX_HELP}")
+        if key.strip() == "words":
+            words = text.strip()
+            if words not in LISTS:
+                raise WhisperFlowError(f"config {spec!r}: words takes one of {', '.join(LISTS)}, not {words!r}")
+            continue
         setting = _setting(key.strip())
         values[setting.name] = _value(setting, text)
     if values.get("min_chunk_s") is not None and values["min_chunk_s"] <= 0:
         raise WhisperFlowError(f"config {spec!r}: min_chunk must be positive")
-    return BenchConfig(spec, StreamConfig(policy=policy, **values))
+    return BenchConfig(spec, StreamConfig(policy=policy, **values), words=words)

@@ -62,9 +62,10 @@ def load_manifest(path: Path) -> list[ManifestEntry]:
 
 
 def select(
-    entries: list[ManifestEntry], kinds: list[str] | None = None, files: list[str] | None = None
+    entries: list[ManifestEntry], kinds: list[str] | None = None, files: list[str] | None = None, step: int = 1
 ) -> list[ManifestEntry]:
-    """Entries of the given kinds whose manifest path matches one of the patterns (glob or exact name)."""
+    """Entries of the given kinds whose manifest path matches one of the patterns (glob or exact name); with a step,
+    every step-th of each kind (its first, its step+1-th, …, in the manifest's order)."""
     if kinds:
         known = {e.kind for e in entries}
         unknown = [k for k in kinds if k not in known]
@@ -82,6 +83,13 @@ def select(
         if unmatched:
             raise WhisperFlowError(f"no manifest file matches {', '.join(unmatched)}")
         entries = [e for e in entries if any(matches(e, p) for p in files)]
+    if step > 1:
+        kept = {
+            id(e)
+            for kind in dict.fromkeys(e.kind for e in entries)
+            for e in [e for e in entries if e.kind == kind][::step]
+        }
+        entries = [e for e in entries if id(e) in kept]
     if not entries:
         raise WhisperFlowError("no files selected")
     return entries

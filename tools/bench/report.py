@@ -262,6 +262,7 @@ def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:
     tables and the files written."""
     from tools.bench.accuracy_table import accuracy_markdown
     from tools.bench.plots import write_plots
+    from tools.bench.words_table import words_markdown
 
     summary = summarize_run(records)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -271,4 +272,8 @@ def write_report(records: list[dict], out_dir: Path) -> tuple[str, list[Path]]:
     (out_dir / "accuracy.md").write_text(accuracy, encoding="utf-8")
     written = [out_dir / "results.json", out_dir / "table.md", out_dir / "accuracy.md"]
     written += write_plots(summary, [r for r in records if r["type"] == "stream"], out_dir)
-    return table + "\n" + accuracy, written
+    words = words_markdown(records)
+    if words:
+        (out_dir / "words.md").write_text(words, encoding="utf-8")
+        written.append(out_dir / "words.md")
+    return table + "\n" + accuracy + ("\n" + words if words else ""), written

@@ -27,6 +27,7 @@ from tools.bench.peer import PEER_LABEL, PEER_SETTINGS, peer_missing, run_peer
 from tools.bench.reference import OfflineTranscripts, TimedReference, timed_reference
 from tools.bench.results import ResultsLog
 from tools.bench.stream_score import score_stream, word_events
+from tools.bench.word_lists import listed_scores, listed_words
 
 
 @dataclass(frozen=True)
@@ -139,17 +140,19 @@ class _Run:
 
     def record(self, entry: ManifestEntry, settings: dict, streamed: dict, timed: TimedReference) -> dict:
         """The log's record of a file: what the stream reported (words, final records, totals) and its scores."""
-        words = word_events(streamed["words"])
+        words, finals = word_events(streamed["words"]), final_events(streamed.get("finals", []))
         return {
             "type": "stream",
             **self.key(entry),
             "settings": settings,
+            "word_list": self.config.words,  # which list (tools.bench.word_lists.LISTS); "words" are its words
             "pace": self.pace,
             "kind": entry.kind,
             "duration_s": entry.duration_s,
             **streamed,
             **score_stream(words, entry.reference, timed),
-            **score_finals(words, final_events(streamed.get("finals", [])), entry.reference),
+            **score_finals(words, finals, entry.reference),
+            **listed_scores(entry.name, entry.reference, words, finals),
         }
 
 
@@ -178,7 +181,12 @@ def _run_peer(
 def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedReference], log: ResultsLog) -> None:
     config, pace = run.config, run.pace
     settings = asdict(config.stream.resolved())
-    job = {"config": asdict(config.stream), "pace": pace, "files": [str(e.path) for e in entries]}
+    job = {
+        "config": asdict(config.stream),
+        "pace": pace,
+        "files": [str(e.path) for e in entries],
+        "words": [listed_words(e.name, config.words) for e in entries],
+    }
     done_s = 0.0
     with (
         tempfile.TemporaryFile("w+", encoding="utf-8") as errors,

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 
 from engine.runtime.startup import prepare
 
@@ -64,7 +65,7 @@ def run_job(job: dict, emit) -> None:
     processor.transcriber.transcribe(np.zeros(SAMPLE_RATE, np.float32), "")
     emit({"type": "loaded", "load_s": time.perf_counter() - t0, "notices": notices})
     for index, path in enumerate(job["files"]):
-        processor, _ = build_processor(loaded, config)
+        processor, _ = build_processor(loaded, replace(config, words=job["words"][index]))
         recorder = _FileRecorder(processor, index, emit)
         source = PacedFileSource(path) if pace == "realtime" else FileSource(path)
         done = run_stream(processor, source, pace=pace, on_update=recorder, notices=notices)

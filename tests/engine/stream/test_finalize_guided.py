@@ -17,7 +17,7 @@ def test_a_reference_read_again_costs_beam_one_steps_and_changes_no_word(tiny_mo
     unguided = final_pass.transcribe(audio)
     words = [w.text for w in unguided.words]
     heard = [w.text for w in unguided.words if w.end <= len(audio) / SAMPLE_RATE / 2]  # its first half
-    guided = final_pass.transcribe(audio, reference=final_pass.prompt_tokens(" ".join(heard)))
+    guided = final_pass.transcribe(audio, reference=final_pass.text_tokens(" ".join(heard)))
     assert [w.text for w in guided.words] == words
     assert min(unguided.beam_widths) == 5
     assert guided.beam_widths.count(1) >= len(heard)  # the first half re-read at beam 1

@@ -1,0 +1,43 @@
+"""The "Words to know" editor: names and rare words a person expects, one a line, kept with the settings."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+from engine.stream.vocabulary import parse_words, word_problem
+
+HINT = (
+    "Names and rare words you expect (colleagues, customers, products, places, jargon), one a line. Captions "
+    "spell them as written here; a word that is not said is not put in."
+)
+
+
+class WordsEditor(QWidget):
+    """A list of words, one a line; `changed` carries them joined by commas (None for none), as StreamConfig.words
+    holds them, whenever the text changes and every word is well formed."""
+
+    changed = Signal(object)  # str | None
+
+    def __init__(self, words: str | None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.edit = QPlainTextEdit("\n".join(parse_words(words or "")))
+        self.edit.setPlaceholderText("Gutenberg\nPeter Schoeffer\nMaintz")
+        self.edit.setMaximumHeight(120)
+        self.hint = QLabel(HINT)
+        self.hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.edit)
+        layout.addWidget(self.hint)
+        self.edit.textChanged.connect(self._text_changed)
+
+    def words(self) -> str | None:
+        """The listed words joined by commas, or None when the list is empty."""
+        return ", ".join(parse_words(self.edit.toPlainText())) or None
+
+    def _text_changed(self) -> None:
+        problems = [f"{w[:20]!r}: {p}" for w in parse_words(self.edit.toPlainText()) if (p := word_problem(w))]
+        self.hint.setText("Not kept: " + "; ".join(problems) if problems else HINT)
+        if not problems:
+            self.changed.emit(self.words())

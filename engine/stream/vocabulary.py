@@ -1,0 +1,139 @@
+"""Words to know: names and rare words a person lists, and what the decoder does with them.
+
+A list is text, words or phrases separated by commas or lines (`--words`, the app's "Words to know"), or a file of
+one a line with # comments (`--words-file`). The decoder uses the listed words two ways (WORDS_USES):
+
+- prompt: the words go before the confirmed text in every round's prompt, as " Gutenberg, Schoeffer." (the period
+  ends the list, so that the text after it starts a sentence as it would without one);
+- bias: a bonus for tokens that spell a listed word (engine.decoder.word_bias).
+
+Both share one budget: the words, in the order listed, that fit in PROMPT_WORD_TOKENS tokens of the prompt. A
+longer list keeps its first words; the rest are named in a notice (and the log).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.decoder.word_bias import WordBias, spellings
+from engine.errors import SettingsError
+
+WORDS_USES = ("both", "prompt", "bias")  # the first is the default
+MAX_WORD_CHARS = 60  # a listed word or phrase is at most this long
+PROMPT_WORD_TOKENS = 120  # of Whisper's 223 prompt tokens; the confirmed text keeps the rest (200 characters)
+PROMPT_TOKENS = 223  # Whisper's prompt: half its 448-token text context, less the start-of-previous token
+_SEPARATORS = re.compile(r"[,\n]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from mlx_whisper.tokenizer import Tokenizer
+
+
+def parse_words(text: str) -> list[str]:
+    """The words or phrases in text, separated by commas or lines, without blanks and repeats, in order."""
+    words = (" ".join(w.split()) for w in _SEPARATORS.split(text))
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def word_problem(word: str) -> str | None:
+    """What is wrong with a listed word or phrase, or None."""
+    if len(word) > MAX_WORD_CHARS:
+        return f"{len(word)} characters long (a word or phrase is at most {MAX_WORD_CHARS})"
+    if _CONTROL.search(word):
+        return "has control characters"
+    return None
+
+
+def valid_words(value) -> bool:
+    """Whether value is a list of words as a setting holds it (text with at least one word, none malformed)."""
+    return isinstance(value, str) and bool(parse_words(value)) and not any(map(word_problem, parse_words(value)))
+
+
+def read_words_file(path: str | Path) -> str:
+    """The words of a words file (one word or phrase a line, # starts a comment), joined by commas. SettingsError
+    naming the file and line for a file that cannot be read, is not text, has a malformed line or lists nothing."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SettingsError(f"cannot read the words file {path}: {exc.strerror or exc}") from exc
+    words: list[str] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SettingsError(f"{path}, line {number}: not UTF-8 text (is it a words file?)") from exc
+        line = line.split("#", 1)[0].strip()
+        for word in parse_words(line):
+            problem = word_problem(word)
+            if problem:
+                raise SettingsError(f"{path}, line {number}: {word[:20]!r}… is {problem}")
+            words.append(word)
+    if not words:
+        raise SettingsError(f"{path} lists no words (one word or phrase a line; # starts a comment)")
+    return ", ".join(dict.fromkeys(words))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The listed words a stream uses (kept) and those over the budget (left_out); the prompt's words as token
+    pieces (empty unless the prompt is used) and the bias (None unless used)."""
+
+    kept: tuple[str, ...]
+    left_out: tuple[str, ...]
+    pieces: tuple[tuple[int, ...], ...]
+    bias: WordBias | None
+    end: tuple[int, ...] = ()  # the period that ends the list in the prompt
+
+    def prompt(self, confirmed: list[int]) -> list[int]:
+        """The round's prompt: the listed words that fit before the confirmed text's tokens (which keep their
+        tail: Whisper keeps a prompt's last PROMPT_TOKENS), then the confirmed text."""
+        room = PROMPT_TOKENS - len(confirmed) - len(self.end)
+        words: list[int] = []
+        for piece in self.pieces:
+            if len(words) + len(piece) > room:
+                break
+            words.extend(piece)
+        return words[:-1] + list(self.end) + confirmed if words else confirmed
+
+    def bias_only(self) -> Vocabulary:
+        """This vocabulary without the words in the prompt (the final pass's: engine.stream.round)."""
+        return replace(self, pieces=())
+
+    def notice(self) -> str | None:
+        """What a too-long list kept and left out, for the person; None when every word is kept."""
+        if not self.left_out:
+            return None
+        return (
+            f"words to know: {len(self.left_out)} of {len(self.kept) + len(self.left_out)} words left out, past the "
+            f"{PROMPT_WORD_TOKENS} tokens a prompt holds for them: {', '.join(self.left_out)} "
+            f"(kept: {', '.join(self.kept)})"
+        )
+
+
+def build_vocabulary(text: str | None, tokenizer: Tokenizer, use: str = WORDS_USES[0]) -> Vocabulary | None:
+    """The vocabulary of a list (None without words): its first words within the budget, used as `use` says."""
+    words = parse_words(text or "")
+    if not words:
+        return None
+    comma = tuple(tokenizer.encode(","))
+    pieces: list[tuple[int, ...]] = []  # each word and a comma (the last one's becomes the period)
+    for word in words:
+        piece = tuple(tokenizer.encode(f" {word}")) + comma
+        if sum(map(len, pieces)) + len(piece) > PROMPT_WORD_TOKENS:
+            break
+        pieces.append(piece)
+    kept, left_out = tuple(words[: len(pieces)]), tuple(words[len(pieces) :])
+    bias = None
+    if use in ("both", "bias"):
+        bias = WordBias([tokenizer.encode(form) for word in kept for form in spellings(word)])
+    in_prompt = use in ("both", "prompt")
+    vocabulary = Vocabulary(kept, left_out, tuple(pieces) if in_prompt else (), bias, tuple(tokenizer.encode(".")))
+    if vocabulary.notice():
+        log.warning("%s", vocabulary.notice())
+    return vocabulary
