@@ -13,9 +13,11 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.session.events import DoneEvent, StreamUpdate
+from engine.stream.echo_gate import EchoGate
 from engine.stream.echo_guard import EchoGuard
 from engine.stream.processor import OnlineProcessor
 from engine.stream.runner import StreamLoop, final_pass_executor
@@ -68,23 +70,40 @@ def run_call(
 ) -> dict[str, DoneEvent]:
     """Stream both sides until both end or stop is set; each side's totals (a failed side's with its error).
 
-    guard: drops You's words that repeat Them's (None: none dropped)."""
+    guard: drops You's words that repeat Them's, each of You's updates held until Them's stream has heard past its
+    words (None: none dropped or held). While Them speaks, You's rounds over audio no louder than Them's are skipped
+    as echo (engine.stream.echo_gate)."""
     check_sides(sides)
     stop = stop or threading.Event()
 
+    by_speaker = {s.speaker: s for s in sides}
+    them_vad = by_speaker["them"].processor.vad
+    gate = EchoGate(them_vad) if them_vad is not None else None
+
     def deliver(speaker: str, update: StreamUpdate) -> None:
         update = label(update, speaker)
-        if guard is not None:
-            if speaker == "them":
-                guard.hear(update)
-            else:
-                update = guard.filter(update)
-        if on_update:
-            on_update(update)
+        if speaker == "them" and gate is not None:
+            gate.hear(update)
+        if guard is None:
+            ready = [update]
+        elif speaker == "them":
+            them = loops["them"]
+            guard.hear(update, them.consumed / SAMPLE_RATE if them.live else float("inf"))
+            ready = [update, *guard.ready(update.clock)]
+        else:
+            ready = guard.hold(update)
+        for each in ready if on_update else ():
+            on_update(each)
 
-    by_speaker = {s.speaker: s for s in sides}
     loops = {
-        k: StreamLoop(s.processor, s.source, pace=pace, stop=stop, on_update=lambda u, k=k: deliver(k, u))
+        k: StreamLoop(
+            s.processor,
+            s.source,
+            pace=pace,
+            stop=stop,
+            on_update=lambda u, k=k: deliver(k, u),
+            quiet=gate.quiet if gate is not None and k == "you" else None,
+        )
         for k, s in by_speaker.items()
     }
     started: list[AudioSource] = []

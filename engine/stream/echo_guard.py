@@ -27,6 +27,10 @@ def _same(a: str, b: str) -> bool:
     return short == long or (len(short) >= STEM_LETTERS and long.startswith(short))
 
 
+def _words(update: StreamUpdate) -> list[Word]:
+    return [*update.confirmed, *(w for f in update.finals for w in f.words)]
+
+
 class EchoGuard:
     """Hears Them's updates (``hear``) and filters You's (``filter``): words, tentative words and final texts that
     repeat Them's are dropped, and You's final records are renumbered to count only the words kept."""
@@ -37,10 +41,14 @@ class EchoGuard:
         self.tentative: list[Word] = []  # Them's latest unconfirmed tail
         self.kept_before = [0]  # kept_before[i]: You's words kept among its first i confirmed ones
         self.dropped = 0
+        self.them_until = 0.0  # Them's stream has heard its audio up to here (stream seconds)
+        self.waiting: list[StreamUpdate] = []  # You's updates held until Them's stream has heard past their words
 
-    def hear(self, update: StreamUpdate) -> None:
-        """Them's new words (confirmed, final and tentative)."""
-        words = [*update.confirmed, *(w for f in update.finals for w in f.words)]
+    def hear(self, update: StreamUpdate, until: float = float("inf")) -> None:
+        """Them's new words (confirmed, final and tentative); until: how far Them's stream has heard (inf: to its
+        end)."""
+        self.them_until = until
+        words = _words(update)
         self.heard = sorted([*self.heard, *words], key=lambda w: w.start)
         if self.heard:
             newest = self.heard[-1].end
@@ -62,6 +70,25 @@ class EchoGuard:
         if len(kept) < len(words):
             log.debug("echo guard: %s drops %s", what, WordList([w for w in words if w not in kept]))
         return kept
+
+    def _judged(self, word: Word) -> bool:
+        """Whether Them's stream has heard far enough past word to tell whether it is an echo."""
+        return word.start + self.same_time_s <= self.them_until
+
+    def hold(self, update: StreamUpdate) -> list[StreamUpdate]:
+        """You's update waits with those before it until each of its words can be judged; the updates now ready."""
+        self.waiting.append(update)
+        return self.ready()
+
+    def ready(self, now: float = 0.0) -> list[StreamUpdate]:
+        """You's waiting updates whose words Them's stream has heard past, filtered (a word confirmed before now,
+        Them's clock, is stamped as confirmed now: that is when it is shown)."""
+        out = []
+        while self.waiting and all(self._judged(w) for w in _words(self.waiting[0])):
+            update = self.filter(self.waiting.pop(0))
+            confirmed = [replace(w, emitted=max(w.emitted, now)) for w in update.confirmed]
+            out.append(replace(update, confirmed=confirmed, tentative=[w for w in update.tentative if self._judged(w)]))
+        return out
 
     def filter(self, update: StreamUpdate) -> StreamUpdate:
         """You's update without the words that echo Them's."""

@@ -30,6 +30,7 @@ RECIPE = Path(__file__).with_name("parts.tsv")
 CORPUS = Path("/work/shared/corpus")
 SIDES = ("you", "them")
 SPEECH_RMS = 0.05  # each part's speech is brought to this level (about -26 dBFS)
+OUTLIER_DB = 12.0  # a frame this far above the median of a clip's frames is not speech (speech_level)
 NOISE_RMS = 0.002  # the microphone's noise floor (about -54 dBFS)
 ECHO_DB = (10.0, 3.0)  # how far below your voice Them's echo reaches the microphone, per echo track
 ECHO_DELAY_S = (0.06, 0.15)
@@ -104,6 +105,16 @@ def _speech_span(audio: np.ndarray) -> tuple[float, float]:
     return loud[0] * frame / SAMPLE_RATE, (loud[-1] + 1) * frame / SAMPLE_RATE
 
 
+def speech_level(audio: np.ndarray) -> float:
+    """The RMS of a stretch of speech over its 20 ms frames, without frames more than OUTLIER_DB above their median
+    (a cough or a bump: counted, it brought cold_corpus.wav's speech down to -35…-45 dBFS, under the voice-activity
+    detector's threshold, and You's first turn went missing)."""
+    frame = SAMPLE_RATE // 50
+    n = max(len(audio) // frame, 1)
+    power = np.mean(np.resize(audio, n * frame).reshape(n, frame) ** 2, axis=1)
+    return float(np.sqrt(np.mean(power[power <= np.median(power) * 10 ** (OUTLIER_DB / 10)])))
+
+
 def _spread(text: str, start: float, end: float) -> list[Word]:
     """Words over [start, end], each as long as its letters (and a space) are of the whole."""
     tokens = text.split()
@@ -130,7 +141,7 @@ def load_part(part: Part, root: Path) -> tuple[np.ndarray, list[Word]]:
     else:
         words = _spread(part.text or _manifest_text(root, part.path), *_speech_span(audio))
     lo, hi = _speech_span(audio)
-    level = np.sqrt(np.mean(audio[int(lo * SAMPLE_RATE) : int(hi * SAMPLE_RATE)] ** 2))
+    level = speech_level(audio[int(lo * SAMPLE_RATE) : int(hi * SAMPLE_RATE)])
     return (audio * (SPEECH_RMS / max(level, 1e-6))).astype(np.float32), words
 
 

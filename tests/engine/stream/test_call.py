@@ -100,3 +100,19 @@ def test_when_one_side_fails_the_other_goes_on_and_every_word_is_kept(tiny_model
     assert len(YOURS & _spelled(words, "you")) >= 4
     assert "chinese" in _spelled(words, "them")  # said before the failure
     assert np.isclose(dones["them"].audio_s, 4.0, atol=0.05)
+
+
+class SlowSource(FileSource):
+    """A file read at half the pace asked for: its stream falls behind the other side's."""
+
+    def read(self, max_samples=None, timeout=0.1):
+        return super().read(max(1, (max_samples or SAMPLE_RATE) // 2), timeout)
+
+
+def test_your_words_wait_for_their_slower_stream_so_no_echo_is_ever_shown_as_yours(tiny_model, call_dir):
+    guard = EchoGuard()
+    them = SlowSource(call_dir / "them.wav")
+    updates, words, _ = _call(tiny_model, FileSource(call_dir / "you-echo10.wav"), them, guard)
+    shown = [w for u in updates if u.speaker == "you" for w in (*u.confirmed, *u.tentative)]
+    assert not THEIRS & _spelled(shown, "you")
+    assert len(THEIRS & _spelled(words, "them")) >= 4 and len(YOURS & _spelled(words, "you")) >= 4
