@@ -17,7 +17,6 @@ from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
 from engine.session.events import DoneEvent, StreamUpdate
-from engine.stream.echo_gate import EchoGate
 from engine.stream.echo_guard import EchoGuard
 from engine.stream.processor import OnlineProcessor
 from engine.stream.runner import StreamLoop, final_pass_executor
@@ -71,19 +70,15 @@ def run_call(
     """Stream both sides until both end or stop is set; each side's totals (a failed side's with its error).
 
     guard: drops You's words that repeat Them's, each of You's updates held until Them's stream has heard past its
-    words (None: none dropped or held). While Them speaks, You's rounds over audio no louder than Them's are skipped
-    as echo (engine.stream.echo_gate)."""
+    words (None: none dropped or held). You's rounds over Them's echo still run (a gate that skipped them by level
+    cut your own words and saved no CPU: docs/bench/call)."""
     check_sides(sides)
     stop = stop or threading.Event()
 
     by_speaker = {s.speaker: s for s in sides}
-    them_vad = by_speaker["them"].processor.vad
-    gate = EchoGate(them_vad) if them_vad is not None else None
 
     def deliver(speaker: str, update: StreamUpdate) -> None:
         update = label(update, speaker)
-        if speaker == "them" and gate is not None:
-            gate.hear(update)
         if guard is None:
             ready = [update]
         elif speaker == "them":
@@ -102,7 +97,6 @@ def run_call(
             pace=pace,
             stop=stop,
             on_update=lambda u, k=k: deliver(k, u),
-            quiet=gate.quiet if gate is not None and k == "you" else None,
         )
         for k, s in by_speaker.items()
     }

@@ -207,14 +207,11 @@ class OnlineProcessor:
         the buffer may have been trimmed past since: the words in between are in its audio, not its prompt."""
         return prompt_before(self.committed, self.buffer_offset if start is None else start, self.prompt_chars)
 
-    def process_iter(self, quiet: bool = False) -> list[Word]:
-        """Run one round on the current buffer; return the newly confirmed words.
-
-        quiet: the new audio is known to hold none of this stream's own speech (a call's echo,
-        engine.stream.echo_gate), so the round is skipped as one over silence."""
+    def process_iter(self) -> list[Word]:
+        """Run one round on the current buffer; return the newly confirmed words."""
         if not len(self.audio_buffer):
             return []
-        if quiet or self._silent():
+        if self._silent():
             if not self.held_back:
                 return self._pause()
             with self.transcriber.unguarded():  # the speaker paused: what the guard held back is whole now

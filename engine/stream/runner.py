@@ -91,12 +91,8 @@ class StreamLoop:
         min_chunk_s: float | None = None,
         on_update: Callable[[StreamUpdate], None] | None = None,
         stop: threading.Event | None = None,
-        quiet: Callable[[np.ndarray, float], bool] | None = None,
     ):
-        """quiet(chunk, start): whether a round's new audio (from start, stream seconds) holds none of this stream's
-        own speech, so its round is skipped as silence (a call's echo gate; None: the VAD alone decides)."""
         self.processor = processor
-        self.quiet = quiet
         self.source = source
         self.pace = pace
         self.on_update = on_update
@@ -177,8 +173,7 @@ class StreamLoop:
             if self.finalizer:
                 self.finalizer.add_audio(chunk)
             t, skipped = time.perf_counter(), processor.stats.skipped
-            start = self.consumed / SAMPLE_RATE - len(chunk) / SAMPLE_RATE
-            confirmed = processor.process_iter(self.quiet is not None and self.quiet(chunk, start))
+            confirmed = processor.process_iter()
             self.rounds += 1
             span = (processor.round_start, self.consumed / SAMPLE_RATE)
             paused = processor.stats.skipped > skipped
