@@ -25,9 +25,10 @@ import numpy as np
 
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.session.words import Word
+from tools.hushword_training.data import corpus_dir
 
 RECIPE = Path(__file__).with_name("parts.tsv")
-CORPUS = Path("/work/shared/corpus")
+CORPUS = corpus_dir()  # WHISPERFLOW_CORPUS, else shared/corpus here or in a folder above
 SIDES = ("you", "them")
 SPEECH_RMS = 0.05  # each part's speech is brought to this level (about -26 dBFS)
 OUTLIER_DB = 12.0  # a frame this far above the median of a clip's frames is not speech (speech_level)
