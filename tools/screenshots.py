@@ -30,8 +30,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from engine.runtime.paths import APP_NAME, cache_dir
 from engine.runtime.paths import SAMPLE_AUDIO as SAMPLE
 from engine.runtime.startup import prepare
+from tools.hushword_training.data import corpus_dir
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ljspeech"
+CORPUS = corpus_dir() / "ljspeech"
 PARAGRAPHS = (("LJ001-0001", "LJ001-0002"), ("LJ001-0003", "LJ001-0004"), ("LJ001-0005", "LJ001-0006"))
 SENTENCE_PAUSE_S, PARAGRAPH_PAUSE_S = 0.4, 2.5  # a paragraph starts after a pause of 2 s (engine.session.paragraphs)
 
