@@ -42,14 +42,15 @@ class Variant:
     beam: int
     padding: str
     guided: bool = False
+    confirmed_guide: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
         context, beam, padding, *flags = rest.split(":")
-        if padding not in ("pad30", "hush") or flags not in ([], ["guided"]):
-            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided")
-        return cls(name, float(context), int(beam), padding, bool(flags))
+        if padding not in ("pad30", "hush") or flags not in ([], ["guided"], ["guided", "confirmed"]):
+            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed]")
+        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -116,7 +117,14 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
 
     audio = load_audio(path)
     transcriber = final_transcriber(loaded, variant)
-    finalizer = Finalizer(transcriber, now, lambda: 0.0, context_s=variant.context_s, guided=variant.guided)
+    finalizer = Finalizer(
+        transcriber,
+        now,
+        lambda: 0.0,
+        context_s=variant.context_s,
+        guided=variant.guided,
+        confirmed_guide=variant.confirmed_guide,
+    )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
     for call in rec.calls:

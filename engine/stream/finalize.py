@@ -5,8 +5,9 @@ fraction of a second apart agree on the same guess. Once an utterance ends (the 
 pause, the speech runs past a length limit, or the stream ends), its audio is decoded again together with up to
 CONTEXT_S of the audio before it, with the hush word (Transcriber.final_pass), at beam 5, prompted with the final
 text before that audio, as offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a
-fast first pass rescored at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own,
-so the rounds go on.
+fast first pass rescored at each endpoint, as in U2's two passes). The final text already heard and the utterance's
+confirmed words guide the beam (beam 1 while the decoding reads them, the full beam where it hears otherwise). The
+decoding runs on a worker thread of its own, so the rounds go on.
 """
 
 from __future__ import annotations
@@ -84,16 +85,20 @@ class Finalizer:
         max_utterance_s: float = MAX_UTTERANCE_S,
         context_s: float = CONTEXT_S,
         guided: bool = True,
+        confirmed_guide: bool = True,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended; guided: the final text already heard before
-        the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize)."""
+        the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize);
+        confirmed_guide: the utterance's confirmed words follow it in the reference, so the decoding re-reads them at
+        beam 1 too and widens the beam where it hears otherwise."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
         self.max_utterance_s = max_utterance_s
         self.context_s = context_s
         self.guided = guided
+        self.confirmed_guide = confirmed_guide
         self.audio = np.zeros(0, np.float32)
         self.audio_start = 0.0  # stream seconds of self.audio[0]
         self.utterance_start = 0.0  # where the last utterance ended (stream seconds)
@@ -185,9 +190,12 @@ class Finalizer:
         """The index in self.audio of a stream time."""
         return max(0, int(round((time - self.audio_start) * SAMPLE_RATE)))
 
-    def _reference(self, span: _Span) -> list[int] | None:
-        """The tokens of the final text already heard in the span's audio before the utterance, where guided."""
+    def _reference(self, span: _Span, confirmed: list[WordEvent]) -> list[int] | None:
+        """The decoding's reference, where guided: the tokens of the final text already heard in the span's audio
+        before the utterance, then (confirmed_guide) the utterance's confirmed words."""
         heard = [w.text for w in self.final_words if span.heard_from < w.end <= span.start]
+        if self.confirmed_guide:
+            heard += [w.text for w in confirmed]
         return self.transcriber.text_tokens(" ".join(heard)) if self.guided and heard else None
 
     def _final(
@@ -198,7 +206,7 @@ class Finalizer:
         start, end = span.start, span.end
         try:
             prompt = prompt_before(self.final_words, span.heard_from + MARGIN_S)
-            said = self.transcriber.transcribe(audio, prompt, self._reference(span)).words
+            said = self.transcriber.transcribe(audio, prompt, self._reference(span, confirmed)).words
         except Exception:  # the confirmed words stand; the stream goes on
             log.exception("final pass failed over %.2f-%.2f s; the confirmed words stand", start, end)
             said = []

@@ -92,10 +92,10 @@ def two_utterances() -> tuple[Reader, list]:
     return reader, finalizer.finish()
 
 
-def test_the_final_text_heard_before_an_utterance_is_the_final_pass_reference():
+def test_the_final_text_heard_before_an_utterance_and_its_confirmed_words_are_the_final_pass_reference():
     reader, finals = two_utterances()
     assert reader.windows == [(0.0, 2.0), (0.0, 4.5)]  # the second hears the first as context
-    assert reader.references == [None, reader.text_tokens("one two")]
+    assert reader.references == [reader.text_tokens("one two"), reader.text_tokens("one two three four")]
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
 
 
