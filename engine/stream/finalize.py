@@ -5,7 +5,8 @@ fraction of a second apart agree on the same guess. Once an utterance ends (the 
 pause, the speech runs past a length limit, or the stream ends), its audio is decoded again together with up to
 CONTEXT_S of the audio before it, with the hush word (Transcriber.final_pass), at beam 5, prompted with the final
 text before that audio, as offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a
-fast first pass rescored at each endpoint, as in U2's two passes). The decoding runs on a worker thread of its own,
+fast first pass rescored at each endpoint, as in U2's two passes); a confirmed word of the words to know that it
+replaced by another keeps its place (Vocabulary.keep_listed). The decoding runs on a worker thread of its own,
 so the rounds go on.
 """
 
@@ -210,6 +211,9 @@ class Finalizer:
             for w in shifted
             if w.text and start <= (w.start + w.end) / 2 and w.start < end - EDGE_S
         ]
+        vocabulary = self.transcriber.vocabulary
+        if vocabulary is not None:
+            decoded = vocabulary.keep_listed(decoded, confirmed)
         kept = plain(confirmed)
         words = decoded if accepted(decoded, confirmed) else kept
         log.debug(
