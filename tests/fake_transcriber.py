@@ -14,6 +14,7 @@ class FakeTranscriber:
     max_buffer_s = 30.0
     decode_options = DecodeOptions()  # beam 1, no guard
     holds_back = False
+    vocabulary = None  # no words to know
 
     def text_tokens(self, text: str) -> list[int]:
         """A stand-in tokenizer: each word's length."""

@@ -6,7 +6,8 @@ pause, the speech runs past a length limit, or the stream ends), its audio is de
 CONTEXT_S of the audio before it, with the hush word (Transcriber.final_pass), at beam 5, prompted with the final
 text before that audio, as offline's 30 s windows hear it; the words in the utterance replace its confirmed words (a
 fast first pass rescored at each endpoint, as in U2's two passes). The final text already heard and the utterance's
-confirmed words guide the beam (beam 1 while the decoding reads them, the full beam where it hears otherwise). The
+confirmed words guide the beam (beam 1 while the decoding reads them, the full beam where it hears otherwise); a
+confirmed word of the words to know that it replaced by another keeps its place (Vocabulary.keep_listed). The
 decoding runs on a worker thread of its own, so the rounds go on.
 """
 
@@ -218,6 +219,9 @@ class Finalizer:
             for w in shifted
             if w.text and start <= (w.start + w.end) / 2 and w.start < end - EDGE_S
         ]
+        vocabulary = self.transcriber.vocabulary
+        if vocabulary is not None:
+            decoded = vocabulary.keep_listed(decoded, confirmed)
         kept = plain(confirmed)
         words = decoded if accepted(decoded, confirmed) else kept
         log.debug(

@@ -23,6 +23,7 @@ from engine.session.words import Word
 from engine.stream.agreement import HypothesisBuffer, spelling
 from engine.stream.emission import Emission, without_squeezed
 from engine.stream.round import RoundResult
+from engine.stream.vocabulary import Vocabulary
 
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
@@ -69,6 +70,7 @@ class RoundTranscriber(Protocol):
     """What the loop needs from a transcriber (engine.stream.round.Transcriber): one round per call."""
 
     decode_options: DecodeOptions
+    vocabulary: Vocabulary | None  # the words to know (None: no list)
 
     @property
     def max_buffer_s(self) -> float:

@@ -184,7 +184,8 @@ class Transcriber:
         confirmed words), it re-reads that at beam 1, checked in one pass, and widens to the full beam where it hears
         otherwise. The hush word reads as well as
         padding there and costs less (docs/bench/finalize). The words to know are its bias only: in its prompt they
-        made it stop early, leaving out the end of an utterance (docs/bench/words)."""
+        made it stop early, leaving out the end of an utterance; the finalizer keeps a confirmed listed word its text
+        replaced (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(
             beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder

@@ -9,18 +9,26 @@ one a line with # comments (`--words-file`). The decoder uses the listed words t
 
 Both share one budget: the words, in the order listed, that fit in PROMPT_WORD_TOKENS tokens of the prompt. A
 longer list keeps its first words; the rest are named in a notice (and the log).
+
+The final pass (engine.stream.finalize) decodes with the bias only; where its text puts another word in place of a
+confirmed listed word, the listed word stays (Vocabulary.keep_listed: the beam-5 final pass rewrote names the
+rounds, prompted with the words, had right; docs/bench/words).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.decoder.word_bias import WordBias, spellings
 from engine.errors import SettingsError
+from engine.scoring.align import align
+from engine.session.words import Word
 
 WORDS_USES = ("both", "prompt", "bias")  # the first is the default
 MAX_WORD_CHARS = 60  # a listed word or phrase is at most this long
@@ -28,6 +36,8 @@ PROMPT_WORD_TOKENS = 120  # of Whisper's 223 prompt tokens; the confirmed text k
 PROMPT_TOKENS = 223  # Whisper's prompt: half its 448-token text context, less the start-of-previous token
 _SEPARATORS = re.compile(r"[,\n]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_POSSESSIVE = re.compile(r"['’]s$")
+_CORE = re.compile(r"^(\W*)(.*?)(\W*)$", re.DOTALL)  # a word's leading punctuation, its letters, its trailing one
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,13 @@ def parse_words(text: str) -> list[str]:
     """The words or phrases in text, separated by commas or lines, without blanks and repeats, in order."""
     words = (" ".join(w.split()) for w in _SEPARATORS.split(text))
     return list(dict.fromkeys(w for w in words if w))
+
+
+def word_key(text: str) -> str:
+    """A word as listed words are compared: its letters and digits, without accents, case or a possessive 's
+    ("Lübeck's," is "lubeck")."""
+    kept = (c for c in unicodedata.normalize("NFKD", text.casefold()) if c.isalnum() or c in "'’")
+    return _POSSESSIVE.sub("", "".join(kept)).replace("'", "").replace("’", "")
 
 
 def word_problem(word: str) -> str | None:
@@ -104,6 +121,24 @@ class Vocabulary:
     def bias_only(self) -> Vocabulary:
         """This vocabulary without the words in the prompt (the final pass's: engine.stream.round)."""
         return replace(self, pieces=())
+
+    @cached_property
+    def listed_keys(self) -> frozenset[str]:
+        """The kept words' keys (a phrase's words each)."""
+        return frozenset(word_key(word) for phrase in self.kept for word in phrase.split())
+
+    def keep_listed(self, final: list[Word], confirmed: list[Word]) -> list[Word]:
+        """The final text with each confirmed listed word it substituted by another word put back, with the final
+        word's timing and punctuation (words aligned on their normalized text); every other word as final has it."""
+        pairs = align([word_key(w.text) for w in confirmed], [word_key(w.text) for w in final])
+        words = list(final)
+        for pair in pairs:
+            if pair.op == "sub" and word_key(confirmed[pair.ref].text) in self.listed_keys:
+                said, heard = final[pair.hyp], confirmed[pair.ref]
+                lead, _, trail = _CORE.match(said.text).groups()
+                words[pair.hyp] = replace(said, text=lead + _CORE.match(heard.text).group(2) + trail)
+                log.debug("final pass: kept the listed word %r for %r", heard.text, said.text)
+        return words
 
     def notice(self) -> str | None:
         """What a too-long list kept and left out, for the person; None when every word is kept."""

@@ -1,9 +1,11 @@
 """Utterance finalization (engine/stream/finalize.py): a scripted stream whose confirmed words are wrong is corrected
-in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word."""
+in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word; a
+confirmed listed word the final pass misspells stays."""
 
 from concurrent.futures import Future
 
 import numpy as np
+import pytest
 import soundfile as sf
 from fake_transcriber import FakeTranscriber
 
@@ -17,6 +19,7 @@ from engine.stream.finalize import MAX_UTTERANCE_S, WINDOW_S, Finalizer
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
 from engine.stream.runner import run_stream
+from engine.stream.vocabulary import build_vocabulary
 
 TIME_SCALE = 1000.0  # the test audio's samples hold their own stream time / TIME_SCALE
 
@@ -97,6 +100,33 @@ def test_the_final_text_heard_before_an_utterance_and_its_confirmed_words_are_th
     assert reader.windows == [(0.0, 2.0), (0.0, 4.5)]  # the second hears the first as context
     assert reader.references == [reader.text_tokens("one two"), reader.text_tokens("one two three four")]
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
+
+
+CONFIRMED = ["printed", "by", "Schoeffer", "at", "Maintz,"]  # the rounds, prompted with the names, had them right
+FINAL = ["printed", "bye", "Schofer", "at", "Mains."]  # the final pass misspells them
+
+
+@pytest.mark.parametrize(
+    ("listed", "expected"),
+    [
+        ("Schoeffer, Maintz", ["printed", "bye", "Schoeffer", "at", "Maintz."]),
+        ("Gutenberg, Subiaco", FINAL),  # an unrelated list changes nothing
+        (None, FINAL),
+    ],
+)
+def test_a_confirmed_listed_word_the_final_pass_misspells_stays_and_other_words_are_replaced(
+    tiny_model, listed, expected
+):
+    said = [Word(text, 0.5 + k * 0.5, 0.9 + k * 0.5) for k, text in enumerate(FINAL)]
+    reader = Reader(said)
+    reader.vocabulary = build_vocabulary(listed, tiny_model.tokenizer(None))
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer.add_audio(ramp(0.0, 3.5))
+    finalizer.add_confirmed([Word(text, w.start, w.end).confirmed(3.5) for text, w in zip(CONFIRMED, said)])
+    finalizer.pause()
+    (final,) = finalizer.finish()
+    assert [w.text for w in final.words] == expected
+    assert [(w.start, w.end) for w in final.words] == [(w.start, w.end) for w in said]  # the final pass's timing
 
 
 class Mishearing(FakeTranscriber):

@@ -16,6 +16,7 @@ from engine.stream.vocabulary import (
     build_vocabulary,
     parse_words,
     read_words_file,
+    word_key,
 )
 
 NAMES = "Maintz, Schoeffer"  # LJ001-0024: "… printed at Maintz by Peter Schoeffer in the year 1462"
@@ -28,6 +29,11 @@ def test_a_list_is_words_or_phrases_between_commas_or_lines_without_blanks_or_re
         "Peter Schoeffer",
         "Maintz",
     ]
+
+
+def test_words_compare_without_case_accents_punctuation_or_a_possessive():
+    assert {word_key(w) for w in ("Lübeck", "lubeck,", '"Lubeck\'s."', "LUBECK’S")} == {"lubeck"}
+    assert word_key("Maintz") != word_key("Mains")
 
 
 def test_a_words_file_has_one_word_a_line_and_comments(tmp_path):
