@@ -12,14 +12,13 @@ import soundfile as sf
 import srt
 from live_app import export_through_dialog
 from PySide6.QtWidgets import QFileDialog, QToolBar
-from testdata import DATA
+from testdata import ACOUSTIC_FIRST_SENTENCE_S, DATA, clip_start
 
 from app.main import WhisperFlowApp
 from engine.audio.call_sources import CallSources, open_side
 from engine.audio.files import SAMPLE_RATE, load_audio
 
 SILENCE_S = 20.0  # before the speech in the file: longer than the whole session takes at the fast pace
-YOU_S = 3.72  # a call's You: the acoustic corpus to "this is the acoustic corpus i'm talking pretty fast here"
 
 
 @pytest.fixture()
@@ -73,8 +72,7 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
 
 def test_a_call_from_files_shows_each_turns_side_and_exports_labelled_txt_srt_and_vtt(qtbot, wf, tmp_path: Path):
     window = wf.window
-    you, them = tmp_path / "you.wav", DATA / "LJ001-0008.wav"
-    sf.write(you, load_audio(DATA / "acoustic_corpus_10s.wav")[: int(YOU_S * SAMPLE_RATE)], SAMPLE_RATE)
+    you, them = clip_start("acoustic_corpus_10s.wav", ACOUSTIC_FIRST_SENTENCE_S, tmp_path), DATA / "LJ001-0008.wav"
     with qtbot.waitSignal(window.controller.session_ended, timeout=120000):
         window.controller.start(
             "Call", lambda: CallSources(open_side(str(you), "fast"), open_side(str(them), "fast")), "fast"
