@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import jiwer
+import pytest
 from testdata import DATA
 from whisper_normalizer.english import EnglishTextNormalizer
 
@@ -59,11 +60,21 @@ def test_stream_fast_writes_monotone_wellformed_jsonl_with_low_wer(tmp_path):
     assert normalize(text).split() == normalize(run.stdout).split()  # captions printed live match the JSONL
 
 
-def test_stream_unaware_emits_on_the_audio_clock(tmp_path):
-    out = tmp_path / "events.jsonl"
-    run = whisperflow("stream", str(CLIP), "--pace", "unaware", "--min-chunk", "2", "--jsonl", str(out))
+def unaware_run(out: Path, *policy: str) -> list[dict]:
+    """`whisperflow stream CLIP --pace unaware --min-chunk 2` under policy (none: the default); its JSONL records."""
+    run = whisperflow("stream", str(CLIP), *policy, "--pace", "unaware", "--min-chunk", "2", "--jsonl", str(out))
     assert run.returncode == 0, run.stderr
-    words = [e for e in read_jsonl(out) if e["type"] == "word"]
+    return read_jsonl(out)
+
+
+@pytest.fixture(scope="module")
+def default_unaware(tmp_path_factory) -> list[dict]:
+    """The default policy's unaware run: both tests below check it, so it runs once."""
+    return unaware_run(tmp_path_factory.mktemp("default") / "events.jsonl")
+
+
+def test_stream_unaware_emits_on_the_audio_clock(default_unaware):
+    words = [e for e in default_unaware if e["type"] == "word"]
     # the clock advances by 2 s of audio per round, so every emission time is a round boundary (or the end)
     assert all(
         abs(w["emitted"] / 2 - round(w["emitted"] / 2)) < 1e-6 or abs(w["emitted"] - 7.554) < 0.01 for w in words
@@ -71,13 +82,13 @@ def test_stream_unaware_emits_on_the_audio_clock(tmp_path):
     assert all(w["emitted"] >= w["end"] - 0.5 for w in words)
 
 
-def test_stream_runs_flow_by_default_as_the_app_does(tmp_path):
-    runs = {}
-    for name, policy in (("default", ()), ("flow", ("--policy", "flow")), ("baseline", ("--policy", "baseline"))):
-        out = tmp_path / f"{name}.jsonl"
-        run = whisperflow("stream", str(CLIP), *policy, "--pace", "unaware", "--min-chunk", "2", "--jsonl", str(out))
-        assert run.returncode == 0, run.stderr
-        runs[name] = [(e["text"], e["start"], e["end"], e["emitted"]) for e in read_jsonl(out) if e["type"] == "word"]
+def test_stream_runs_flow_by_default_as_the_app_does(default_unaware, tmp_path):
+    records = {name: unaware_run(tmp_path / f"{name}.jsonl", "--policy", name) for name in ("flow", "baseline")}
+    records["default"] = default_unaware
+    runs = {
+        name: [(e["text"], e["start"], e["end"], e["emitted"]) for e in events if e["type"] == "word"]
+        for name, events in records.items()
+    }
     assert runs["default"] == runs["flow"] and runs["flow"]
     assert runs["flow"] != runs["baseline"]  # the policies differ here (times as well as words), so the test can fail
 

@@ -20,7 +20,7 @@ from engine.audio.sources import FileSource
 from engine.session.exporters import FORMATS
 from engine.session.paragraphs import paragraphs
 
-CLIPS = [DATA / "LJ001-0009.wav", DATA / "LJ001-0008.wav"]
+CLIPS = [DATA / "LJ001-0013.wav", DATA / "LJ001-0008.wav"]  # 2.6 s and 1.8 s of speech
 
 
 def wait_until(app, condition, timeout_s: float) -> None:
@@ -55,7 +55,7 @@ def test_export_writes_every_format_and_each_parses(captioned, tmp_path):
     wf = captioned
     assert wf.window.open_session(wf.window.open_sessions().sessions[1].session_id)  # the first (older) clip
     words = wf.window.transcript.words()
-    assert "books" in wf.window.transcript.text().lower()
+    assert "operations" in wf.window.transcript.text().lower()
     written = {fmt: wf.window.export_to(tmp_path / f"out.{fmt}", fmt) for fmt in FORMATS}
     assert all(written.values())
 
@@ -71,7 +71,7 @@ def test_export_writes_every_format_and_each_parses(captioned, tmp_path):
     paragraphs_written = written["txt"].read_text(encoding="utf-8").strip().split("\n\n")
     assert [line.split("  ", 1)[1] for line in paragraphs_written] == [p.text for p in paragraphs(words)]
     assert paragraphs_written[0].startswith("0:00  ")
-    assert "books" in written["md"].read_text(encoding="utf-8")
+    assert "operations" in written["md"].read_text(encoding="utf-8")
 
 
 def test_exporting_a_selection_writes_only_the_selected_lines(captioned, tmp_path):
@@ -96,7 +96,7 @@ def test_past_sessions_are_listed_and_reopened(captioned):
     assert newest.source == "LJ001-0008.wav" and "surpassed" in newest.preview
     dialog.table.selectRow(1)
     dialog.open_button.click()
-    assert "movable" in captioned.window.transcript.text().lower()
+    assert "ugly" in captioned.window.transcript.text().lower()
     assert captioned.window.meta.session_id == dialog.sessions[1].session_id
 
 

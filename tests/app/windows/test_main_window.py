@@ -12,7 +12,7 @@ import soundfile as sf
 import srt
 from live_app import export_through_dialog
 from PySide6.QtWidgets import QFileDialog, QToolBar
-from testdata import DATA
+from testdata import ACOUSTIC_FIRST_SENTENCE_S, DATA, clip_start
 
 from app.main import WhisperFlowApp
 from engine.audio.call_sources import CallSources, open_side
@@ -46,7 +46,7 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
 ):
     window = wf.window
     clip = tmp_path / "late start.wav"
-    speech = load_audio(DATA / "LJ001-0009.wav")
+    speech = load_audio(DATA / "LJ001-0008.wav")  # "has never been surpassed." (1.8 s)
     sf.write(clip, np.concatenate([np.zeros(int(SILENCE_S * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
     window.source_picker.choose_file(str(clip))
     levels = []
@@ -56,7 +56,7 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
         assert window.start_button.text() == "Stop" and window.start_button.property("running") is True
     assert window.start_button.text() == "Start" and max(levels) > 0.02
     view = window.transcript
-    assert len(view.paragraphs) == 1 and view.paragraphs[0].text.startswith("Printing")
+    assert len(view.paragraphs) == 1 and view.paragraphs[0].text.endswith("never been surpassed.")
     assert view.margin_time(0) in ("0:18", "0:19", "0:20")
 
     window.settings.export_dir = str(tmp_path)
@@ -66,13 +66,13 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
     dialog.selectFile(str(tmp_path / "talk.srt"))
     dialog.accept()
     cues = list(srt.parse((tmp_path / "talk.srt").read_text(encoding="utf-8")))
-    assert "Printing" in cues[0].content
+    assert "surpassed" in cues[0].content
     assert SILENCE_S - 1.5 <= cues[0].start.total_seconds() <= SILENCE_S + 1.0  # the file's time, not the session's
 
 
 def test_a_call_from_files_shows_each_turns_side_and_exports_labelled_txt_srt_and_vtt(qtbot, wf, tmp_path: Path):
     window = wf.window
-    you, them = DATA / "acoustic_corpus_10s.wav", DATA / "LJ001-0008.wav"
+    you, them = clip_start("acoustic_corpus_10s.wav", ACOUSTIC_FIRST_SENTENCE_S, tmp_path), DATA / "LJ001-0008.wav"
     with qtbot.waitSignal(window.controller.session_ended, timeout=120000):
         window.controller.start(
             "Call", lambda: CallSources(open_side(str(you), "fast"), open_side(str(them), "fast")), "fast"

@@ -5,7 +5,7 @@ side's label, and the session exports labelled TXT, SRT and VTT."""
 from __future__ import annotations
 
 from test_session_controller import whisperflow  # noqa: F401 (the app fixture)
-from testdata import DATA
+from testdata import ACOUSTIC_FIRST_SENTENCE_S, DATA, clip_start
 
 from app.widgets.source_picker import CALL_KEY
 from engine.session.exporters import render
@@ -14,7 +14,7 @@ from engine.session.journal import list_sessions, load_session
 THEM_SINK = "wf_them"
 
 
-def test_a_call_session_keeps_both_sides_labelled(qtbot, virtual_mic, whisperflow):  # noqa: F811
+def test_a_call_session_keeps_both_sides_labelled(qtbot, virtual_mic, whisperflow, tmp_path):  # noqa: F811
     virtual_mic.load_module("module-null-sink", f"sink_name={THEM_SINK}", "norewinds=1")
     virtual_mic.pactl("set-default-sink", THEM_SINK)
     wf = whisperflow
@@ -23,7 +23,8 @@ def test_a_call_session_keeps_both_sides_labelled(qtbot, virtual_mic, whisperflo
     assert picker.current().key == CALL_KEY and picker.combo.currentText() == "Call (you and them)"
     with qtbot.waitSignals([wf.window.controller.session_started, wf.window.controller.listening], timeout=20000):
         wf.window.start_button.click()
-    players = [virtual_mic.play(DATA / "acoustic_corpus_10s.wav"), virtual_mic.play(DATA / "LJ001-0008.wav", THEM_SINK)]
+    you = clip_start("acoustic_corpus_10s.wav", ACOUSTIC_FIRST_SENTENCE_S, tmp_path)
+    players = [virtual_mic.play(you), virtual_mic.play(DATA / "LJ001-0008.wav", THEM_SINK)]
     qtbot.waitUntil(lambda: all(p.poll() is not None for p in players), timeout=30000)
     qtbot.waitUntil(lambda: "surpassed" in wf.window.transcript.text().lower(), timeout=30000)
     with qtbot.waitSignal(wf.window.controller.session_ended, timeout=30000):

@@ -15,8 +15,12 @@ from engine.stream.echo_guard import EchoGuard
 from tools.call.fixture import Part, build_call, write_call
 
 PARTS = [
-    Part(
-        "them", "LJ001-0003.wav", text="For although the Chinese took impressions from wood blocks engraved in relief"
+    Part(  # the clip's first 5.1 s, its words up to "relief": the rest of the sentence added 4.6 s to every call
+        "them",
+        "LJ001-0003.wav",
+        0.0,
+        5.1,
+        text="For although the Chinese took impressions from wood blocks engraved in relief",
     ),
     Part("you", "acoustic_corpus_10s.wav", 1.0, 3.72, text="this is the acoustic corpus i'm talking pretty fast here"),
     Part("them", "LJ001-0008.wav", text="has never been surpassed."),

@@ -16,6 +16,7 @@ from engine.stream.runner import run_stream
 
 CLIP = DATA / "LJ001-0009.wav"
 SHORT = DATA / "LJ001-0008.wav"
+SAME_WORDS_CLIP = DATA / "LJ001-0011.wav"  # 4.5 s and 15 words, streamed twice (CLIP's 7.5 s took 31 s on CI)
 
 
 def confirmed_words(loaded, allocation):
@@ -24,7 +25,7 @@ def confirmed_words(loaded, allocation):
     processor, _ = build_processor(loaded, config)
     words = []
     try:
-        run_stream(processor, FileSource(CLIP), pace="fast", on_update=lambda u: words.extend(u.confirmed))
+        run_stream(processor, FileSource(SAME_WORDS_CLIP), pace="fast", on_update=lambda u: words.extend(u.confirmed))
     finally:
         processor.close()
     return [(w.text, round(w.start, 2), round(w.end, 2)) for w in words]
