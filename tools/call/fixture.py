@@ -37,6 +37,7 @@ ECHO_DB = (10.0, 3.0)  # how far below your voice Them's echo reaches the microp
 ECHO_DELAY_S = (0.06, 0.15)
 ROOM_RT60_S = 0.25  # the synthetic room's reverberation time
 PAUSE_S = (-1.0, 1.2)  # gap between turns: negative overlaps the end of the previous turn
+OWN_GAP_S = 0.3  # a side's next turn starts at least this long after its last one ends
 EDGE_S = 0.25  # a backchannel falls at least this far inside the other side's turn
 
 
@@ -147,8 +148,8 @@ def load_part(part: Part, root: Path) -> tuple[np.ndarray, list[Word]]:
 
 
 def place(parts: list[Part], root: Path, rng: np.random.Generator) -> list[Placed]:
-    """Turns one after another with a pause or an overlap between them; a backchannel inside the latest turn of
-    the other side."""
+    """Turns one after another with a pause or an overlap between them (never a side's own turns overlapping); a
+    backchannel inside the latest turn of the other side."""
     placed: list[Placed] = []
     cursor = 0.5
     last_turn: dict[str, Placed] = {}
@@ -161,7 +162,8 @@ def place(parts: list[Part], root: Path, rng: np.random.Generator) -> list[Place
             offset = other.offset + EDGE_S + rng.uniform(0.0, room)
         else:
             previous = max((p.end for p in placed if p.part.kind == "turn"), default=cursor)
-            offset = max(previous + rng.uniform(*PAUSE_S), cursor)
+            own = last_turn.get(part.side)  # a side never talks over itself: an overlap is the other side's
+            offset = max(previous + rng.uniform(*PAUSE_S), cursor, own.end + OWN_GAP_S if own else cursor)
         item = Placed(part, round(offset, 3), audio, words)
         placed.append(item)
         if part.kind == "turn":

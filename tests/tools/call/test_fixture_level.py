@@ -38,3 +38,12 @@ def test_every_turn_of_the_shipped_recipe_is_heard_as_speech():
     assert len(heard) == 16
     # 0.8: words spread over a clip (no TextGrid) count the short gaps between them as said
     assert all(share >= 0.8 for share in heard.values()), heard
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="needs shared/corpus")
+def test_no_side_talks_over_its_own_turns():
+    for seed in range(3):
+        placed = build_call(read_recipe(), CORPUS, seed=seed).placed
+        for side in ("you", "them"):
+            turns = [p for p in placed if p.part.side == side and p.part.kind == "turn"]
+            assert all(b.offset >= a.end for a, b in zip(turns, turns[1:])), (seed, side)
