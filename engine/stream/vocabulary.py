@@ -21,7 +21,6 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -106,6 +105,7 @@ class Vocabulary:
     pieces: tuple[tuple[int, ...], ...]
     bias: WordBias | None
     end: tuple[int, ...] = ()  # the period that ends the list in the prompt
+    kept_keys: frozenset[str] = frozenset()  # the words the final pass may not replace (keep_listed)
 
     def prompt(self, confirmed: list[int]) -> list[int]:
         """The round's prompt: the listed words that fit before the confirmed text's tokens (which keep their
@@ -122,18 +122,13 @@ class Vocabulary:
         """This vocabulary without the words in the prompt (the final pass's: engine.stream.round)."""
         return replace(self, pieces=())
 
-    @cached_property
-    def listed_keys(self) -> frozenset[str]:
-        """The kept words' keys (a phrase's words each)."""
-        return frozenset(word_key(word) for phrase in self.kept for word in phrase.split())
-
     def keep_listed(self, final: list[Word], confirmed: list[Word]) -> list[Word]:
         """The final text with each confirmed listed word it substituted by another word put back, with the final
         word's timing and punctuation (words aligned on their normalized text); every other word as final has it."""
         pairs = align([word_key(w.text) for w in confirmed], [word_key(w.text) for w in final])
         words = list(final)
         for pair in pairs:
-            if pair.op == "sub" and word_key(confirmed[pair.ref].text) in self.listed_keys:
+            if pair.op == "sub" and word_key(confirmed[pair.ref].text) in self.kept_keys:
                 said, heard = final[pair.hyp], confirmed[pair.ref]
                 lead, _, trail = _CORE.match(said.text).groups()
                 words[pair.hyp] = replace(said, text=lead + _CORE.match(heard.text).group(2) + trail)
@@ -149,6 +144,13 @@ class Vocabulary:
             f"{PROMPT_WORD_TOKENS} tokens a prompt holds for them: {', '.join(self.left_out)} "
             f"(kept: {', '.join(self.kept)})"
         )
+
+
+def _rare_words(phrase: str, tokenizer: Tokenizer) -> list[str]:
+    """The words of a listed entry the final pass keeps: a single word always; in a phrase, those Whisper's
+    vocabulary does not hold as one token (the "The" of "The Hague" is any "the")."""
+    words = phrase.split()
+    return words if len(words) == 1 else [w for w in words if len(tokenizer.encode(" " + w.lower())) > 1]
 
 
 def build_vocabulary(text: str | None, tokenizer: Tokenizer, use: str = WORDS_USES[0]) -> Vocabulary | None:
@@ -168,7 +170,10 @@ def build_vocabulary(text: str | None, tokenizer: Tokenizer, use: str = WORDS_US
     if use in ("both", "bias"):
         bias = WordBias([tokenizer.encode(form) for word in kept for form in spellings(word)])
     in_prompt = use in ("both", "prompt")
-    vocabulary = Vocabulary(kept, left_out, tuple(pieces) if in_prompt else (), bias, tuple(tokenizer.encode(".")))
+    keys = frozenset(word_key(w) for phrase in kept for w in _rare_words(phrase, tokenizer))
+    vocabulary = Vocabulary(
+        kept, left_out, tuple(pieces) if in_prompt else (), bias, tuple(tokenizer.encode(".")), keys
+    )
     if vocabulary.notice():
         log.warning("%s", vocabulary.notice())
     return vocabulary

@@ -9,6 +9,7 @@ from testdata import DATA
 from engine.audio.files import load_audio
 from engine.decoder.options import DecodeOptions
 from engine.errors import SettingsError
+from engine.session.words import Word
 from engine.stream.round import Transcriber
 from engine.stream.vocabulary import (
     PROMPT_TOKENS,
@@ -108,3 +109,10 @@ def test_the_final_pass_keeps_the_bias_but_not_the_prompt(tiny_model):
     vocabulary = build_vocabulary(NAMES, tiny_model.tokenizer(None))
     final = Transcriber(tiny_model, vocabulary=vocabulary).final_pass()
     assert final.decode_options.bias is vocabulary.bias and final.prompt_tokens("") == []
+
+
+def test_the_final_pass_keeps_a_phrase_rare_words_not_its_common_ones(tiny_model):
+    vocabulary = build_vocabulary("The Hague, Schoeffer", tiny_model.tokenizer(None))
+    confirmed = [Word(text, k, k + 0.5) for k, text in enumerate(["in", "the", "Hague,", "Schoeffer"])]
+    final = [Word(text, k, k + 0.5) for k, text in enumerate(["in", "a", "Hag,", "Schofer."])]
+    assert [w.text for w in vocabulary.keep_listed(final, confirmed)] == ["in", "a", "Hague,", "Schoeffer."]
