@@ -56,7 +56,8 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
         assert window.start_button.text() == "Stop" and window.start_button.property("running") is True
     assert window.start_button.text() == "Start" and max(levels) > 0.02
     view = window.transcript
-    assert len(view.paragraphs) == 1 and view.paragraphs[0].text.endswith("never been surpassed.")
+    # tiny.en hears "As never been surpassed", ending it with a period or, where the stream ends, a comma
+    assert len(view.paragraphs) == 1 and view.paragraphs[0].text.rstrip(".,").endswith("never been surpassed")
     assert view.margin_time(0) in ("0:18", "0:19", "0:20")
 
     window.settings.export_dir = str(tmp_path)
