@@ -24,6 +24,7 @@ from mlx_whisper.audio import CHUNK_LENGTH
 from engine.audio.files import SAMPLE_RATE
 from engine.session.events import FinalEvent, WordEvent
 from engine.session.words import Word
+from engine.stream.emission import without_squeezed
 from engine.stream.processor import ROOM_S, RoundTranscriber, prompt_before
 
 log = logging.getLogger(__name__)
@@ -214,11 +215,13 @@ class Finalizer:
         shifted = [
             Word(w.text.strip(), span.heard_from + w.start, span.heard_from + w.end, w.probability) for w in said
         ]
-        decoded = [
-            Word(w.text, max(w.start, start), min(w.end, end), w.probability)
-            for w in shifted
-            if w.text and start <= (w.start + w.end) / 2 and w.start < end - EDGE_S
-        ]
+        decoded = without_squeezed(  # a decoding that repeats itself puts the repeat in one instant at the end
+            [
+                Word(w.text, max(w.start, start), min(w.end, end), w.probability)
+                for w in shifted
+                if w.text and start <= (w.start + w.end) / 2 and w.start < end - EDGE_S
+            ]
+        )
         vocabulary = self.transcriber.vocabulary
         if vocabulary is not None:
             decoded = vocabulary.keep_listed(decoded, confirmed)

@@ -80,6 +80,17 @@ def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_re
     assert all(b[1] - a[1] <= MAX_UTTERANCE_S + 2.0 for a, b in zip(reader.windows, reader.windows[1:]))
 
 
+def test_a_final_decoding_that_repeats_itself_into_one_instant_at_the_end_keeps_only_what_was_said():
+    said = [Word("he", 1.0, 1.2), Word("might", 1.2, 1.5), Word("even", 1.5, 1.8), Word("himself.", 1.8, 2.4)]
+    repeat = [Word(w.text, 2.45, 2.45) for w in said]  # a call's last final pass said its sentence twice
+    reader = Reader(said + repeat)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer.add_audio(ramp(0.0, 2.6))
+    finalizer.add_confirmed([w.confirmed(2.6) for w in said])
+    (final,) = finalizer.finish()
+    assert [w.text for w in final.words] == ["he", "might", "even", "himself."]
+
+
 def two_utterances() -> tuple[Reader, list]:
     """Two utterances with a pause between them, finalized one after the other."""
     first = [Word("one", 0.5, 0.9), Word("two", 1.0, 1.4)]
