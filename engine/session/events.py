@@ -56,7 +56,7 @@ class StreamUpdate:
     round_s: float
     buffer_s: float
     level: float = 0.0
-    round: RoundEvent | None = None  # None for the final flush
+    round: RoundEvent | None = None  # None for the final flush, and for final texts reported between rounds
     dropped: list[DroppedEvent] = field(default_factory=list)
     finals: list[FinalEvent] = field(default_factory=list)  # utterances finalized since the last update
     speaker: str | None = None  # a call's side (engine.stream.call): its words, round and finals carry it too

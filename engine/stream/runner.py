@@ -103,6 +103,7 @@ class StreamLoop:
         self.tracker = ShownTracker()
         self.finalizer: Finalizer | None = None
         self.failure: DeviceError | None = None
+        self.level = 0.0  # the latest round's input level
         self.ended = False
         self.finished = 0.0
         self.cpu0, self.wall0 = time.process_time(), time.perf_counter()
@@ -130,6 +131,7 @@ class StreamLoop:
         tentative = processor.tentative()
         shown = self.tracker.update(words, tentative, now)
         events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
+        self.level = level
         dropped, processor.dropped = processor.dropped, []
         finals = _finals(self.finalizer, events, paused, span is None, cut, self.clock)
         if self.on_update:
@@ -138,11 +140,21 @@ class StreamLoop:
             self.on_update(update)
         return now
 
+    def _report_finals(self) -> None:
+        """While the stream waits for audio: final texts decoded since the last update go out at once, in an update
+        without a round (the next round's would come up to a round's time later)."""
+        done = self.finalizer.ready() if self.finalizer else []
+        if done and self.on_update:
+            processor, now = self.processor, round(self.clock(), 5)
+            finals = [replace(f, clock=now) for f in done]
+            tentative = processor.tentative()
+            self.on_update(StreamUpdate([], tentative, now, 0.0, processor.buffer_s, self.level, finals=finals))
+
     def _take(self) -> np.ndarray:
         """The next audio of a round (the pace decides how much); sets ended at the source's end."""
         source, recorded = self.source, self.recorded
         if self.pace == "realtime":
-            chunk, self.ended = _gather_realtime(source, self.min_samples, self.stop)
+            chunk, self.ended = _gather_realtime(source, self.min_samples, self.stop, self._report_finals)
         elif recorded is not None:
             wanted = round(recorded.ends[self.rounds] * SAMPLE_RATE) - self.consumed
             chunk = source.read(wanted) if wanted > 0 else None
@@ -245,8 +257,11 @@ def _finals(
     return [replace(f, clock=now) for f in done]
 
 
-def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Event) -> tuple[np.ndarray, bool]:
-    """Everything that has arrived, waiting until at least min_samples have (or the stream ends)."""
+def _gather_realtime(
+    source: AudioSource, min_samples: int, stop: threading.Event, idle: Callable[[], None]
+) -> tuple[np.ndarray, bool]:
+    """Everything that has arrived, waiting until at least min_samples have (or the stream ends); idle is called
+    after each wait."""
     parts: list[np.ndarray] = []
     have = 0
     while have < min_samples and not stop.is_set():
@@ -260,6 +275,7 @@ def _gather_realtime(source: AudioSource, min_samples: int, stop: threading.Even
         if len(got):
             parts.append(got)
             have += len(got)
+        idle()
     try:
         extra = source.read(None, timeout=0.0)  # whatever else is already there
     except DeviceError as exc:

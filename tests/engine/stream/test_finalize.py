@@ -2,15 +2,19 @@
 in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word; a
 confirmed listed word the final pass misspells stays."""
 
+import time
 from concurrent.futures import Future
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import soundfile as sf
 from fake_transcriber import FakeTranscriber
+from testdata import DATA
 
-from engine.audio.files import SAMPLE_RATE
-from engine.audio.sources import FileSource
+from engine.audio.files import SAMPLE_RATE, load_audio
+from engine.audio.sources import FileSource, PacedFileSource
+from engine.audio.vad import SpeechDetector
 from engine.session.events import final_record, word_record
 from engine.session.exporters import to_txt
 from engine.session.journal import SessionJournal, load_session
@@ -176,3 +180,35 @@ def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_exp
     transcript = load_session(tmp_path, journal.session_id)
     assert transcript.text == "Kick the ball straight."
     assert "Kick the ball straight." in to_txt(transcript)
+
+
+class SlowFinalPass(FakeTranscriber):
+    """A final pass that takes 0.3 s and says nothing (so the confirmed words stand)."""
+
+    def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
+        time.sleep(0.3)
+        return result([])
+
+
+class MishearingSlowly(Mishearing):
+    """Mishearing rounds that say how much audio they heard (so the detector's pause ends them), and a slow final
+    pass."""
+
+    def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
+        return replace(super().transcribe(audio), audio_s=len(audio) / SAMPLE_RATE)
+
+    def final_pass(self):
+        return SlowFinalPass()
+
+
+def test_a_final_text_decoded_while_the_stream_waits_for_audio_is_reported_at_once(tmp_path):
+    speech = load_audio(DATA / "LJ001-0008.wav")
+    clip = tmp_path / "pause.wav"
+    sf.write(clip, np.concatenate([speech, np.zeros(int(2.5 * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
+    processor = OnlineProcessor(MishearingSlowly(), min_chunk_s=0.3, finalize=True, vad=SpeechDetector())
+    updates = []
+    run_stream(processor, PacedFileSource(clip), pace="realtime", on_update=updates.append)
+    between = [u for u in updates[:-1] if u.round is None and u.finals]
+    assert between, "the first utterance's final text waited for a round"
+    assert all(not u.confirmed for u in between)
+    assert sum(len(u.finals) for u in updates) == 2  # the second utterance's comes with the end of the stream
