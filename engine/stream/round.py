@@ -182,10 +182,9 @@ class Transcriber:
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
         without the guard. Given a reference (the final text already heard before the utterance and the utterance's
         confirmed words), it re-reads that at beam 1, checked in one pass, and widens to the full beam where it hears
-        otherwise. The hush word reads as well as
-        padding there and costs less (docs/bench/finalize). The words to know are its bias only: in its prompt they
-        made it stop early, leaving out the end of an utterance; the finalizer keeps a confirmed listed word its text
-        replaced (docs/bench/words)."""
+        otherwise. The hush word reads as well as padding there and costs less (docs/bench/finalize). The words to
+        know are its bias only: in its prompt they made it stop early, leaving out the end of an utterance; the
+        finalizer keeps a confirmed listed word its text replaced (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(
             beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder
