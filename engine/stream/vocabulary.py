@@ -28,6 +28,7 @@ from engine.decoder.word_bias import WordBias, spellings
 from engine.errors import SettingsError
 from engine.scoring.align import align
 from engine.session.words import Word
+from engine.stream.agreement import spelling
 
 WORDS_USES = ("both", "prompt", "bias")  # the first is the default
 MAX_WORD_CHARS = 60  # a listed word or phrase is at most this long
@@ -53,8 +54,8 @@ def parse_words(text: str) -> list[str]:
 def word_key(text: str) -> str:
     """A word as listed words are compared: its letters and digits, without accents, case or a possessive 's
     ("Lübeck's," is "lubeck")."""
-    kept = (c for c in unicodedata.normalize("NFKD", text.casefold()) if c.isalnum() or c in "'’")
-    return _POSSESSIVE.sub("", "".join(kept)).replace("'", "").replace("’", "")
+    core = _CORE.match(unicodedata.normalize("NFKD", text.casefold())).group(2)
+    return spelling(_POSSESSIVE.sub("", core))  # accents are marks of their own after NFKD, not letters
 
 
 def word_problem(word: str) -> str | None:

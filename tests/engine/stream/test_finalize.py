@@ -204,7 +204,7 @@ class MishearingSlowly(Mishearing):
 def test_a_final_text_decoded_while_the_stream_waits_for_audio_is_reported_at_once(tmp_path):
     speech = load_audio(DATA / "LJ001-0008.wav")
     clip = tmp_path / "pause.wav"
-    sf.write(clip, np.concatenate([speech, np.zeros(int(2.5 * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
+    sf.write(clip, np.concatenate([speech, np.zeros(int(4.0 * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
     processor = OnlineProcessor(MishearingSlowly(), min_chunk_s=0.3, finalize=True, vad=SpeechDetector())
     updates = []
     run_stream(processor, PacedFileSource(clip), pace="realtime", on_update=updates.append)
