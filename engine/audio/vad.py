@@ -2,6 +2,11 @@
 
 The stream uses it to skip rounds over silence and to finalize the words of a sentence as soon as its speaker
 pauses (engine.stream.processor).
+
+The model's recurrent state starts afresh after every RESET_S of silence. Carried through long silences it drifts:
+a "yeah" or "okay" said alone seconds after the last speech scored 0.05 and 0.37 against the 0.5 that makes speech,
+and no round heard them; with the state reset they score 0.80 and 0.99 (docs/bench/call; Silero's streaming
+examples reset per utterance too).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ CONTEXT = 64  # samples of the previous frame the model sees with each one
 SPEECH = 0.5  # a frame is speech from this probability …
 SILENCE = 0.35  # … and stays speech until the probability falls below this (hysteresis, as Silero's own)
 HISTORY_S = 60.0  # runs of speech kept: the stream asks about one round's buffer at most (under 30 s back)
+RESET_S = 2.0  # the model's state starts afresh after this much silence (and again after each as much more)
 
 
 def model_path() -> Path:
@@ -54,6 +60,7 @@ class SpeechDetector:
         self.frames = 0  # frames decided so far
         self.speaking = False
         self.voice_end: float | None = None  # end of the last speech frame (stream seconds)
+        self.quiet = 0  # frames since the last speech frame or reset
         self.runs: deque[list[float]] = deque()  # [start, end] of the runs of speech frames in the last HISTORY_S
 
     @property
@@ -70,6 +77,8 @@ class SpeechDetector:
         self.pending = audio[whole:]
 
     def _frame(self, frame: np.ndarray) -> None:
+        if self.quiet * FRAME >= RESET_S * SAMPLE_RATE:
+            self.state, self.quiet = np.zeros_like(self.state), 0
         x = np.concatenate([self.context, frame])[None]
         out, self.state = self.session.run(
             None, {"input": x, "state": self.state, "sr": np.array(SAMPLE_RATE, np.int64)}
@@ -78,6 +87,7 @@ class SpeechDetector:
         self.frames += 1
         p = float(out[0, 0])
         self.speaking = p >= SPEECH or (self.speaking and p >= SILENCE)
+        self.quiet = 0 if self.speaking else self.quiet + 1
         if self.speaking:
             start = self.decided_until - FRAME / SAMPLE_RATE
             if self.runs and self.runs[-1][1] >= start:

@@ -198,6 +198,38 @@ def test_the_detector_hears_speech_and_not_silence():
     assert detector.last_speech_from(end, detector.speech_between(0.0, end) + 0.1) is None
 
 
+def lone_yeah_after(silence_s: float) -> tuple[np.ndarray, float]:
+    """A sentence, silence_s of a quiet noise floor, a lone "yeah" at the sentence's level, 2 s more; and where the
+    "yeah" starts (seconds)."""
+    speech, yeah = load_audio(DATA / "LJ001-0009.wav"), load_audio(DATA / "cold_corpus3_yeah.wav")
+    yeah = yeah * np.sqrt(np.mean(speech**2) / np.mean(yeah**2))
+    audio = np.concatenate([speech, np.zeros(int(silence_s * SAMPLE_RATE)), yeah, np.zeros(2 * SAMPLE_RATE)])
+    audio += np.random.default_rng(0).standard_normal(len(audio)) * 0.002
+    return audio.astype(np.float32), len(speech) / SAMPLE_RATE + silence_s
+
+
+@pytest.mark.parametrize("silence_s", [1.0, 5.0, 8.0])
+def test_a_lone_short_word_long_after_the_last_speech_is_heard(silence_s):
+    # carried through seconds of silence, the detector's state drifted until a lone "yeah" scored 0.05
+    audio, start = lone_yeah_after(silence_s)
+    detector = SpeechDetector()
+    detector.accept(audio)
+    assert detector.speech_between(start - 0.1, start + 0.5) >= 0.1
+
+
+def test_a_lone_yeah_eight_seconds_after_a_sentence_comes_out_of_the_stream(tiny_model, tmp_path):
+    audio, _ = lone_yeah_after(8.0)
+    clip = tmp_path / "lone_yeah.wav"
+    sf.write(clip, audio, SAMPLE_RATE)
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=False))
+    events = []
+    run_stream(processor, FileSource(str(clip)), pace="unaware", on_update=lambda u: events.extend(u.confirmed))
+    processor.close()
+    said = [e.text.strip(".,!").lower() for e in events]
+    assert said[:3] == ["printing", "then", "for"], said
+    assert said[-1] in ("yeah", "yes"), said
+
+
 def test_the_detector_forgets_speech_older_than_its_history_and_still_hears_new_speech():
     detector = SpeechDetector()
     speech = load_audio(DATA / "LJ001-0008.wav")
