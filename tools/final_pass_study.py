@@ -34,8 +34,10 @@ class Recording:
 
 @dataclass(frozen=True)
 class Variant:
-    """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), and whether the
-    final text already heard guides the decoding through the context (Finalizer's guided)."""
+    """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), whether the
+    final text already heard guides the decoding through the context (Finalizer's guided) and then through the
+    utterance's confirmed words (confirmed), and whether a decoding that loops ends at the loop (loop: the rounds'
+    loop stop, LOOP_TOKENS) instead of being decoded again padded to 30 s."""
 
     name: str
     context_s: float
@@ -43,14 +45,17 @@ class Variant:
     padding: str
     guided: bool = False
     confirmed_guide: bool = False
+    loop_stop: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
         context, beam, padding, *flags = rest.split(":")
+        loop = "loop" in flags
+        flags = [f for f in flags if f != "loop"]
         if padding not in ("pad30", "hush") or flags not in ([], ["guided"], ["guided", "confirmed"]):
-            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed]")
-        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2)
+            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed][:loop]")
+        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -97,10 +102,16 @@ def final_transcriber(loaded, variant: Variant):
     from engine.decoder.options import DecodeOptions
     from engine.encoder.hush_word import hush_choice
     from engine.encoder.input import PAD30
+    from engine.stream.policies import POLICIES
     from engine.stream.round import Transcriber
 
     padding = PAD30 if variant.padding == "pad30" else replace(hush_choice(loaded).padding, min_seconds=0.0)
-    decode = DecodeOptions(beam_size=variant.beam, beam_pruning=variant.guided, verify_reference=variant.guided)
+    decode = DecodeOptions(
+        beam_size=variant.beam,
+        beam_pruning=variant.guided,
+        verify_reference=variant.guided,
+        loop_tokens=POLICIES["flow"]["loop_tokens"] if variant.loop_stop else 0,
+    )
     return Transcriber(loaded, padding=padding, decode=decode)
 
 
@@ -149,7 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", default="../shared/corpus/manifest.tsv")
     p.add_argument("--kind", nargs="+", default=["narrowband", "sentences", "accented", "short", "long_derived"])
     p.add_argument("--step", type=int, default=1, help="every STEP-th file of each kind")
-    p.add_argument("--variant", nargs="+", default=["ctx20=20:5:pad30"], metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided]")
+    p.add_argument(
+        "--variant",
+        nargs="+",
+        default=["ctx20=20:5:pad30"],
+        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop]",
+    )
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)
     prepare()
