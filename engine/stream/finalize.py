@@ -14,6 +14,7 @@ decoding runs on a worker thread of its own, so the rounds go on.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -205,7 +206,7 @@ class Finalizer:
     ) -> FinalEvent:
         """On the worker thread: the utterance decoded again (with the audio before it, whose words are the last
         utterance's, and the final text before that as the prompt), or its confirmed words where that failed."""
-        start, end = span.start, span.end
+        start, end, began = span.start, span.end, time.perf_counter()
         try:
             prompt = prompt_before(self.final_words, span.heard_from + MARGIN_S)
             said = self.transcriber.transcribe(audio, prompt, self._reference(span, confirmed)).words
@@ -228,9 +229,11 @@ class Finalizer:
         kept = plain(confirmed)
         words = decoded if accepted(decoded, confirmed) else kept
         log.debug(
-            "final pass %.2f-%.2f s: %r -> %r%s",
+            "final pass %.2f-%.2f s (%.1f s heard, decoded in %.2f s): %r -> %r%s",
             start,
             end,
+            end - span.heard_from,
+            time.perf_counter() - began,
             " ".join(w.text for w in confirmed),
             " ".join(w.text for w in decoded),
             "" if words is decoded else " (not used)",
