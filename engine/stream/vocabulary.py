@@ -10,9 +10,11 @@ one a line with # comments (`--words-file`). The decoder uses the listed words t
 Both share one budget: the words, in the order listed, that fit in PROMPT_WORD_TOKENS tokens of the prompt. A
 longer list keeps its first words; the rest are named in a notice (and the log).
 
-The final pass (engine.stream.finalize) decodes with the bias only; where its text puts another word in place of a
-confirmed listed word, the listed word stays (Vocabulary.keep_listed: the beam-5 final pass rewrote names the
-rounds, prompted with the words, had right; docs/bench/words).
+The final pass (engine.stream.finalize) decodes with the bias only; where its text puts a word spelled like a
+confirmed listed word in that word's place, the listed word stays (Vocabulary.keep_listed: the beam-5 final pass
+rewrote names the rounds, prompted with the words, had right, "Maintz" as "mains"); where it puts a word spelled
+otherwise, the rounds had forced the listed word on other speech ("Reykjavik" for "Rice is"), and the final word
+stands (docs/bench/words).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +37,8 @@ WORDS_USES = ("both", "prompt", "bias")  # the first is the default
 MAX_WORD_CHARS = 60  # a listed word or phrase is at most this long
 PROMPT_WORD_TOKENS = 120  # of Whisper's 223 prompt tokens; the confirmed text keeps the rest (200 characters)
 PROMPT_TOKENS = 223  # Whisper's prompt: half its 448-token text context, less the start-of-previous token
+SPELLED_ALIKE = 0.65  # a final word this alike a listed word's letters (difflib's ratio) is its misspelling: the
+# long-form file's rewritten names score 0.67-0.88 ("Panerts", "mains"); false alarms 0.15-0.62 ("Rice", "touchtone")
 _SEPARATORS = re.compile(r"[,\n]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -124,12 +129,14 @@ class Vocabulary:
         return replace(self, pieces=())
 
     def keep_listed(self, final: list[Word], confirmed: list[Word]) -> list[Word]:
-        """The final text with each confirmed listed word it substituted by another word put back, with the final
-        word's timing and punctuation (words aligned on their normalized text); every other word as final has it."""
-        pairs = align([word_key(w.text) for w in confirmed], [word_key(w.text) for w in final])
+        """The final text with each confirmed listed word it substituted by a word spelled like it put back, with the
+        final word's timing and punctuation (words aligned on their normalized text); every other word as final has
+        it."""
+        ours, theirs = [word_key(w.text) for w in confirmed], [word_key(w.text) for w in final]
         words = list(final)
-        for pair in pairs:
-            if pair.op == "sub" and word_key(confirmed[pair.ref].text) in self.kept_keys:
+        for pair in align(ours, theirs):
+            listed, written = ours[pair.ref] if pair.op == "sub" else "", theirs[pair.hyp] if pair.op == "sub" else ""
+            if listed in self.kept_keys and SequenceMatcher(None, listed, written).ratio() >= SPELLED_ALIKE:
                 said, heard = final[pair.hyp], confirmed[pair.ref]
                 lead, _, trail = _CORE.match(said.text).groups()
                 words[pair.hyp] = replace(said, text=lead + _CORE.match(heard.text).group(2) + trail)

@@ -116,3 +116,18 @@ def test_the_final_pass_keeps_a_phrase_rare_words_not_its_common_ones(tiny_model
     confirmed = [Word(text, k, k + 0.5) for k, text in enumerate(["in", "the", "Hague,", "Schoeffer"])]
     final = [Word(text, k, k + 0.5) for k, text in enumerate(["in", "a", "Hag,", "Schofer."])]
     assert [w.text for w in vocabulary.keep_listed(final, confirmed)] == ["in", "a", "Hague,", "Schoeffer."]
+
+
+def test_the_final_pass_keeps_a_listed_word_only_where_it_wrote_a_word_spelled_like_it(tiny_model):
+    # the rounds, prompted with an unrelated list, forced "Reykjavik" on "Rice is"; the final pass heard "Rice"
+    vocabulary = build_vocabulary("Reykjavik, Maintz", tiny_model.tokenizer(None))
+    confirmed = [Word(text, k, k + 0.5) for k, text in enumerate(["Reykjavik,", "often", "served", "at", "Maintz."])]
+    final = [Word(text, k, k + 0.5) for k, text in enumerate(["Rice", "is", "often", "served", "at", "mains."])]
+    assert [w.text for w in vocabulary.keep_listed(final, confirmed)] == [
+        "Rice",
+        "is",
+        "often",
+        "served",
+        "at",
+        "Maintz.",
+    ]
