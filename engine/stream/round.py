@@ -180,20 +180,16 @@ class Transcriber:
     def final_pass(self) -> Transcriber:
         """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model, with
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
-        without the guard, with the rounds' loop stop (a decoding that loops ends after the first copy, rather than
-        being decoded a second time padded to 30 s). Given a reference (the final text already heard before the
-        utterance and the utterance's confirmed words), it re-reads that at beam 1, checked in one pass, and widens
-        to the full beam where it hears otherwise. The hush word reads as well as padding there and costs less
-        (docs/bench/finalize). The words to know are its bias only: in its prompt they made it stop early, leaving
-        out the end of an utterance; the finalizer keeps a confirmed listed word its text replaced
+        without the guard or the loop stop (a decoding that loops is decoded again padded to 30 s: ended at the
+        loop, short prompts kept a repeated word, docs/bench/finalize). Given a reference (the final text already
+        heard before the utterance and the utterance's confirmed words), it re-reads that at beam 1, checked in one
+        pass, and widens to the full beam where it hears otherwise. The hush word reads as well as padding there and
+        costs less (docs/bench/finalize). The words to know are its bias only: in its prompt they made it stop early,
+        leaving out the end of an utterance; the finalizer keeps a confirmed listed word its text replaced
         (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(
-            beam_size=FINAL_BEAM,
-            beam_pruning=True,
-            verify_reference=True,
-            decoder=self.decode_options.decoder,
-            loop_tokens=self.decode_options.loop_tokens,
+            beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder
         )
         vocabulary = self.vocabulary and self.vocabulary.bias_only()
         return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=vocabulary)
