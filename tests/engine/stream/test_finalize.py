@@ -183,10 +183,14 @@ def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_exp
 
 
 class SlowFinalPass(FakeTranscriber):
-    """A final pass that takes 0.3 s and says nothing (so the confirmed words stand)."""
+    """A final pass that takes 0.3 s and says nothing (so the confirmed words stand); notes when each one ends."""
+
+    def __init__(self):
+        self.ended: list[float] = []
 
     def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
         time.sleep(0.3)
+        self.ended.append(time.perf_counter())
         return result([])
 
 
@@ -194,21 +198,28 @@ class MishearingSlowly(Mishearing):
     """Mishearing rounds that say how much audio they heard (so the detector's pause ends them), and a slow final
     pass."""
 
+    def __init__(self):
+        self.slow = SlowFinalPass()
+
     def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
         return replace(super().transcribe(audio), audio_s=len(audio) / SAMPLE_RATE)
 
     def final_pass(self):
-        return SlowFinalPass()
+        return self.slow
 
 
 def test_a_final_text_decoded_while_the_stream_waits_for_audio_is_reported_at_once(tmp_path):
+    # rounds take 1 s of audio each: a final text held for the next round would come up to 1 s after its decoding
     speech = load_audio(DATA / "LJ001-0008.wav")
     clip = tmp_path / "pause.wav"
     sf.write(clip, np.concatenate([speech, np.zeros(int(4.0 * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
-    processor = OnlineProcessor(MishearingSlowly(), min_chunk_s=0.3, finalize=True, vad=SpeechDetector())
+    transcriber = MishearingSlowly()
+    processor = OnlineProcessor(transcriber, min_chunk_s=1.0, finalize=True, vad=SpeechDetector())
     updates = []
-    run_stream(processor, PacedFileSource(clip), pace="realtime", on_update=updates.append)
-    between = [u for u in updates[:-1] if u.round is None and u.finals]
-    assert between, "the first utterance's final text waited for a round"
-    assert all(not u.confirmed for u in between)
-    assert sum(len(u.finals) for u in updates) == 2  # the second utterance's comes with the end of the stream
+    run_stream(
+        processor, PacedFileSource(clip), pace="realtime", on_update=lambda u: updates.append((time.perf_counter(), u))
+    )
+    reported = [at for at, u in updates[:-1] if u.finals]
+    assert reported, "the first utterance's final text waited for the end of the stream"
+    assert reported[0] - transcriber.slow.ended[0] < 0.25  # out within a wait for audio, not a round later
+    assert sum(len(u.finals) for _, u in updates) == 2  # the second utterance's comes with the end of the stream
