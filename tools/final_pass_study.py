@@ -36,8 +36,8 @@ class Recording:
 class Variant:
     """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), whether the
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
-    utterance's confirmed words (confirmed), and whether a decoding that loops ends at the loop (loop: the rounds'
-    loop stop, LOOP_TOKENS) instead of being decoded again padded to 30 s."""
+    utterance's confirmed words (confirmed), and whether a decoding that loops ends at the loop (loop: `flow`'s
+    loop stop, its loop_tokens) instead of being decoded again padded to 30 s."""
 
     name: str
     context_s: float

@@ -26,6 +26,7 @@ SPEECH = 0.5  # a frame is speech from this probability …
 SILENCE = 0.35  # … and stays speech until the probability falls below this (hysteresis, as Silero's own)
 HISTORY_S = 60.0  # runs of speech kept: the stream asks about one round's buffer at most (under 30 s back)
 RESET_S = 2.0  # the model's state starts afresh after this much silence (and again after each as much more)
+RESET_FRAMES = int(np.ceil(RESET_S * SAMPLE_RATE / FRAME))  # 63 frames
 
 
 def model_path() -> Path:
@@ -77,7 +78,7 @@ class SpeechDetector:
         self.pending = audio[whole:]
 
     def _frame(self, frame: np.ndarray) -> None:
-        if self.quiet * FRAME >= RESET_S * SAMPLE_RATE:
+        if self.quiet >= RESET_FRAMES:
             self.state, self.quiet = np.zeros_like(self.state), 0
         x = np.concatenate([self.context, frame])[None]
         out, self.state = self.session.run(

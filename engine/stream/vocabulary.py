@@ -135,12 +135,14 @@ class Vocabulary:
         ours, theirs = [word_key(w.text) for w in confirmed], [word_key(w.text) for w in final]
         words = list(final)
         for pair in align(ours, theirs):
-            listed, written = ours[pair.ref] if pair.op == "sub" else "", theirs[pair.hyp] if pair.op == "sub" else ""
-            if listed in self.kept_keys and SequenceMatcher(None, listed, written).ratio() >= SPELLED_ALIKE:
-                said, heard = final[pair.hyp], confirmed[pair.ref]
-                lead, _, trail = _CORE.match(said.text).groups()
-                words[pair.hyp] = replace(said, text=lead + _CORE.match(heard.text).group(2) + trail)
-                log.debug("final pass: kept the listed word %r for %r", heard.text, said.text)
+            if pair.op != "sub" or ours[pair.ref] not in self.kept_keys:
+                continue
+            if SequenceMatcher(None, ours[pair.ref], theirs[pair.hyp]).ratio() < SPELLED_ALIKE:
+                continue  # another word: the rounds forced the listed one on other speech
+            said, heard = final[pair.hyp], confirmed[pair.ref]
+            lead, _, trail = _CORE.match(said.text).groups()
+            words[pair.hyp] = replace(said, text=lead + _CORE.match(heard.text).group(2) + trail)
+            log.debug("final pass: kept the listed word %r for %r", heard.text, said.text)
         return words
 
     def notice(self) -> str | None:
