@@ -141,6 +141,7 @@ class Transcriber:
         self.tokenizer = loaded.tokenizer(language)
         self.padding = padding
         self.vocabulary = vocabulary
+        self.heard: set[int] = set()  # the listed words its rounds have written, spelled alike (Vocabulary.heard_in)
         self.decode_options = decode if vocabulary is None else replace(decode, bias=vocabulary.bias)
         self.word_timestamps = word_timestamps
         self.guarded = True  # False while the stream's last rounds decode: its audio really ends there
@@ -284,7 +285,7 @@ class Transcriber:
     def prompt_tokens(self, prompt: str) -> list[int]:
         """The prompt's tokens, after the words to know when they go in the prompt."""
         tokens = self.text_tokens(prompt)
-        return tokens if self.vocabulary is None else self.vocabulary.prompt(tokens)
+        return tokens if self.vocabulary is None else self.vocabulary.prompt(tokens, self.heard)
 
     def transcribe(
         self, audio: np.ndarray, prompt: str = "", reference: list[int] | None = None, speech_until: float = 0.0
@@ -316,6 +317,8 @@ class Transcriber:
                         result.no_speech_prob,
                     )
                     segments = []
+        if self.vocabulary is not None and self.vocabulary.heard_only:
+            self.heard.update(self.vocabulary.heard_in(w for seg in segments for w in seg.words))
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments,

@@ -176,7 +176,8 @@ SETTINGS: tuple[Setting, ...] = (
         "words_use",
         str,
         "decoder",
-        "how the decoder uses the words to know: in the prompt, as a bonus for spelling one (bias), or both",
+        "how the decoder uses the words to know: as a bonus for spelling one, and in the prompt once heard (heard), "
+        "in every prompt (prompt), the bonus only (bias), or both",
         choices=WORDS_USES,
     ),
     Setting("verify", bool, "decoder", "accept text re-read from the last round in one teacher-forced pass"),

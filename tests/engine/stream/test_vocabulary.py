@@ -78,7 +78,7 @@ def test_a_list_too_long_for_the_budget_says_what_was_kept_and_what_was_not(tiny
 
 def test_the_words_go_before_the_confirmed_text_which_keeps_its_tail(tiny_model):
     tokenizer = tiny_model.tokenizer(None)
-    vocabulary = build_vocabulary("Gutenberg, Schoeffer, Maintz", tokenizer)
+    vocabulary = build_vocabulary("Gutenberg, Schoeffer, Maintz", tokenizer, "both")
     assert vocabulary.notice() is None
     confirmed = tokenizer.encode(" the first Bible")
     assert tokenizer.decode(vocabulary.prompt(confirmed)) == " Gutenberg, Schoeffer, Maintz. the first Bible"
@@ -131,3 +131,25 @@ def test_the_final_pass_keeps_a_listed_word_only_where_it_wrote_a_word_spelled_l
         "at",
         "Maintz.",
     ]
+
+
+def test_heard_puts_in_the_prompt_only_the_listed_words_a_round_wrote_or_misspelt(tiny_model):
+    tokenizer = tiny_model.tokenizer("en")
+    vocabulary = build_vocabulary("Maintz, oboe, Reykjavik", tokenizer, "heard")
+    confirmed = tokenizer.encode(" the first Bible")
+    assert vocabulary.prompt(confirmed) == confirmed and vocabulary.bias is not None
+    said = [Word(text, 0.0, 0.5) for text in ("printed", "at", "mains", "to", "be", "Rice")]
+    heard = vocabulary.heard_in(said)  # "be" is too short to stand for "oboe", "Rice" is spelled otherwise
+    assert heard == {0}
+    assert tokenizer.decode(vocabulary.prompt(confirmed, heard)) == " Maintz. the first Bible"
+    assert vocabulary.heard_in([Word("Oboe.", 0.0, 0.5)]) == {1}  # a short word written as listed
+
+
+def test_a_transcriber_prompts_a_heard_word_from_the_round_after_it_was_written(tiny_model):
+    tokenizer = tiny_model.tokenizer("en")
+    transcriber = Transcriber(tiny_model, vocabulary=build_vocabulary("Maintz, Zanzibar", tokenizer, "heard"))
+    audio = load_audio(DATA / "LJ001-0024.wav")
+    assert transcriber.prompt_tokens("") == []
+    transcriber.transcribe(audio)  # "... printed at Maintz (or mains) by Peter Schoeffer ..."
+    assert transcriber.heard == {0}
+    assert tokenizer.decode(transcriber.prompt_tokens("")) == " Maintz."
