@@ -27,6 +27,7 @@ def cmd_call(args) -> int:
     from cli.output import JsonlOutput, check_output_path
     from cli.stream import _CaptionPrinter, _config_from, update_handler
     from engine.audio.call_sources import is_file, open_side
+    from engine.audio.echo_canceller import optional_canceller
     from engine.model.whisper_model import load_model
     from engine.runtime.safe_write import write_file_atomic
     from engine.session.events import done_record
@@ -49,6 +50,7 @@ def cmd_call(args) -> int:
         processor, side_notices = build_processor(loaded, config)
         sides.append(CallSide(speaker, processor, source))
         notices += [n for n in side_notices if n not in notices]
+    canceller = optional_canceller(notices.append) if args.echo_cancel else None
     for notice in notices:
         print(f"note: {notice}", file=sys.stderr)
     stop = threading.Event()
@@ -69,6 +71,7 @@ def cmd_call(args) -> int:
                 stop=stop,
                 notices=notices,
                 guard=guard,
+                canceller=canceller,
             )
         finally:
             captions.close()

@@ -26,6 +26,12 @@ def register(sub) -> None:
         default=True,
         help="a call: drop your words that repeat the other side's at the same time (their voice from the speakers)",
     )
+    p.add_argument(
+        "--echo-cancel",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a call: remove the other side's voice from your microphone, with their audio as the reference",
+    )
     p.add_argument("--duration", type=float, default=None, help="stop a device stream after S seconds")
     p.add_argument("--jsonl", metavar="OUT", help="write round, word and done events as JSON lines ('-' for stdout)")
     p.add_argument("--debug-rounds", action="store_true", help="round events also carry the round's hypothesis")

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from app.workers.metered_source import MeteredSource
 from engine.audio.call_sources import CallSources
+from engine.audio.echo_canceller import optional_canceller
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, DiskFullError, WhisperFlowError
 from engine.model.whisper_model import LoadedModel
@@ -122,6 +123,7 @@ class StreamWorker(QObject):
         them, _ = build_processor(self.loaded, self.config)
         you = MeteredSource(call.you, self.level.emit)
         sides = [CallSide("you", processor, you), CallSide("them", them, call.them)]
+        canceller = optional_canceller(self.notice.emit)
         try:
             dones = run_call(
                 sides,
@@ -131,6 +133,7 @@ class StreamWorker(QObject):
                 stop=self.stop_event,
                 notices=notices,
                 guard=EchoGuard(),
+                canceller=canceller,
             )
         finally:
             them.close()

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from engine.audio.echo_canceller import EchoCancelledSource, EchoCanceller, SharedReference
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
@@ -66,16 +67,25 @@ def run_call(
     stop: threading.Event | None = None,
     notices: list[str] | None = None,
     guard: EchoGuard | None = None,
+    canceller: EchoCanceller | None = None,
 ) -> dict[str, DoneEvent]:
     """Stream both sides until both end or stop is set; each side's totals (a failed side's with its error).
 
     guard: drops You's words that repeat Them's, each of You's updates held until Them's stream has heard past its
     words (None: none dropped or held). You's rounds over Them's echo still run (a gate that skipped them by level
-    cut your own words and saved no CPU: docs/bench/call)."""
+    cut your own words and saved no CPU: docs/bench/call). canceller: removes Them's voice from your audio, with
+    Them's audio as its reference (engine.audio.echo_canceller; None: your audio as it comes)."""
     check_sides(sides)
     stop = stop or threading.Event()
 
     by_speaker = {s.speaker: s for s in sides}
+    if canceller is not None:
+        reference = SharedReference(by_speaker["them"].source)
+        you = EchoCancelledSource(by_speaker["you"].source, reference, canceller)
+        by_speaker = {
+            "them": replace(by_speaker["them"], source=reference.stream_source()),
+            "you": replace(by_speaker["you"], source=you),
+        }
 
     def deliver(speaker: str, update: StreamUpdate) -> None:
         update = label(update, speaker)

@@ -36,7 +36,8 @@ def _stream(args: list[str], jsonl: Path, pace: str) -> dict:
     return json.loads(cost.read_text())
 
 
-def run_seed(out: Path, seed: int, pace: str) -> dict:
+def run_seed(out: Path, seed: int, pace: str, cancel: bool = True) -> dict:
+    """One seed's runs and scores; cancel: the calls with the echo canceller (as shipped) or without."""
     fixture = out / f"seed{seed}"
     if not (fixture / "them.wav").exists():
         write_call(build_call(read_recipe(), seed=seed), fixture)
@@ -49,7 +50,8 @@ def run_seed(out: Path, seed: int, pace: str) -> dict:
     for level in LEVELS:
         jsonl = fixture / f"call-{level}.jsonl"
         you, them = fixture / f"you-{level}.wav", fixture / "them.wav"
-        cost = _stream(["--you", str(you), "--them", str(them), "--no-echo-guard", "--debug-rounds"], jsonl, pace)
+        flags = ["--no-echo-guard", "--debug-rounds", *([] if cancel else ["--no-echo-cancel"])]
+        cost = _stream(["--you", str(you), "--them", str(them), *flags], jsonl, pace)
         row[level] = {
             **cost,
             "cpu_per_audio_s": cost["cpu_s"] / audio_s,
@@ -100,9 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="fixture draws (default: 0)")
     parser.add_argument("--pace", default="unaware", choices=("realtime", "fast", "unaware"))
+    parser.add_argument(
+        "--echo-cancel",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the calls with the echo canceller (default) or without it",
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    rows = [run_seed(args.out, seed, args.pace) for seed in args.seeds]
+    rows = [run_seed(args.out, seed, args.pace, args.echo_cancel) for seed in args.seeds]
     (args.out / "call.json").write_text(json.dumps(rows, indent=1) + "\n")
     (args.out / "call.md").write_text(table(rows))
     print(table(rows))

@@ -1,10 +1,12 @@
-"""A call: two file-paced sides through one model; each word under its side's label, echo guarded, a failed side."""
+"""A call: two file-paced sides through one model; each word under its side's label, echo guarded or cancelled, a
+failed side."""
 
 import numpy as np
 import pytest
 import soundfile as sf
 from testdata import DATA
 
+from engine.audio.echo_canceller import EchoCanceller
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import FileSource
 from engine.errors import DeviceError
@@ -51,7 +53,7 @@ class FailingSource(FileSource):
         return got
 
 
-def _call(model, you, them, guard=None):
+def _call(model, you, them, guard=None, canceller=None):
     sides = [
         CallSide(k, build_processor(model, StreamConfig(policy="flow"))[0], s)
         for k, s in (("you", you), ("them", them))
@@ -65,7 +67,7 @@ def _call(model, you, them, guard=None):
             text.apply(f)
 
     try:
-        dones = run_call(sides, pace="unaware", on_update=on_update, guard=guard)
+        dones = run_call(sides, pace="unaware", on_update=on_update, guard=guard, canceller=canceller)
     finally:
         for side in sides:
             side.processor.close()
@@ -91,6 +93,14 @@ def test_each_side_words_come_under_its_own_label(tiny_model, call_dir):
 def test_the_echo_guard_drops_their_words_heard_by_your_microphone(tiny_model, call_dir):
     guard = EchoGuard()
     _, words, _ = _call(tiny_model, FileSource(call_dir / "you-echo3.wav"), FileSource(call_dir / "them.wav"), guard)
+    assert len(THEIRS & _spelled(words, "them")) >= 4
+    assert not THEIRS & _spelled(words, "you")
+    assert len(YOURS & _spelled(words, "you")) >= 4
+
+
+def test_the_echo_canceller_alone_keeps_their_words_out_of_yours(tiny_model, call_dir):
+    you, them = FileSource(call_dir / "you-echo3.wav"), FileSource(call_dir / "them.wav")
+    _, words, _ = _call(tiny_model, you, them, canceller=EchoCanceller())  # no guard
     assert len(THEIRS & _spelled(words, "them")) >= 4
     assert not THEIRS & _spelled(words, "you")
     assert len(YOURS & _spelled(words, "you")) >= 4

@@ -1,0 +1,186 @@
+"""Them's voice taken out of your microphone: WebRTC's echo canceller (AEC3, as livekit's audio processing module
+ships it), with the computer's audio as its reference.
+
+Them's source is read once for two readers (SharedReference): Them's stream, and the canceller's reference. Your
+side's audio (EchoCancelledSource) is handed out in the canceller's 10 ms frames once the reference has reached the
+same sample; a lagging reference is read at once, so your side waits for none of Them's rounds. The canceller
+learns the echo's delay and room by itself (docs/bench/call: PulseAudio's older canceller cut your own voice too).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.audio.files import SAMPLE_RATE
+from engine.audio.sources import AudioSource
+from engine.errors import DeviceError, WhisperFlowError
+
+FRAME = SAMPLE_RATE // 100  # the canceller works on 10 ms frames
+HOLD_S = 0.5  # your audio waits at most this long for the reference; past it, a stalled reference counts as silence
+PULL = SAMPLE_RATE // 10  # the reference is read in blocks of at most this many samples
+_EMPTY = np.zeros(0, np.float32)
+
+
+class EchoCanceller:
+    """WebRTC AEC3 on 16 kHz float audio, in step with its reference: cancel(near, far), whole frames."""
+
+    def __init__(self):
+        try:
+            from livekit import rtc
+        except ImportError as exc:  # an install without it: the call still runs, with the echo guard only
+            raise WhisperFlowError(f"the echo canceller is not installed (livekit: {exc})") from exc
+        self._rtc = rtc
+        # no high-pass filter, noise suppression or gain control: the transcriber hears your voice as it was
+        self._apm = rtc.AudioProcessingModule(echo_cancellation=True)
+
+    def _frame(self, samples: np.ndarray):
+        pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+        return self._rtc.AudioFrame(pcm.tobytes(), SAMPLE_RATE, 1, FRAME)
+
+    def cancel(self, near: np.ndarray, far: np.ndarray) -> np.ndarray:
+        """near (your microphone) with far's echo removed; both the same whole number of frames long."""
+        out = np.empty(len(near), np.float32)
+        for i in range(0, len(near), FRAME):
+            self._apm.process_reverse_stream(self._frame(far[i : i + FRAME]))
+            frame = self._frame(near[i : i + FRAME])
+            self._apm.process_stream(frame)
+            out[i : i + FRAME] = np.frombuffer(frame.data, np.int16) / np.float32(32768)
+        return out
+
+
+def optional_canceller(note: Callable[[str], None]) -> EchoCanceller | None:
+    """An echo canceller, or None, said to note, where it cannot be loaded (the call goes on with the echo guard)."""
+    try:
+        return EchoCanceller()
+    except WhisperFlowError as exc:
+        note(f"{exc}; their voice from your speakers is only guarded against, not removed")
+        return None
+
+
+class SharedReference:
+    """Them's source read once for two readers: Them's stream (stream_source) and the canceller (take)."""
+
+    def __init__(self, source: AudioSource):
+        self.source = source
+        self.lock = threading.Lock()
+        self._for_stream: list[np.ndarray] = []
+        self._far = _EMPTY
+        self.ended = False
+        self._failure: DeviceError | None = None  # raised to Them's stream, never to yours
+
+    def pull(self, timeout: float) -> bool:
+        """Read a block of Them's audio for both readers; False when none came (or the source ended or failed)."""
+        if self.ended:
+            return False
+        try:
+            got = self.source.read(PULL, timeout)
+        except DeviceError as exc:
+            self._failure, self.ended = exc, True
+            return False
+        if got is None:
+            self.ended = True
+            return False
+        if len(got):
+            self._for_stream.append(got)
+            self._far = np.concatenate([self._far, got])
+        return bool(len(got))
+
+    def available(self, n: int) -> int:
+        """How much of n samples of reference there is, reading what Them's source already holds when it lags."""
+        while len(self._far) < n and self.pull(0.0):
+            pass
+        return min(n, len(self._far))
+
+    def take(self, n: int) -> np.ndarray:
+        """The next n samples of reference, silence where there is none."""
+        got, self._far = self._far[:n], self._far[n:]
+        return np.concatenate([got, np.zeros(n - len(got), np.float32)]) if len(got) < n else got
+
+    def stream_source(self) -> AudioSource:
+        return _TappedSource(self)
+
+    def for_stream(self, max_samples: int | None, timeout: float) -> np.ndarray | None:
+        """Them's stream's read: the audio pulled for it, else a block read now."""
+        if not self._for_stream:
+            self.pull(timeout)
+        if not self._for_stream:
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
+            return None if self.ended else _EMPTY
+        pending = np.concatenate(self._for_stream)
+        n = len(pending) if max_samples is None else min(max_samples, len(pending))
+        self._for_stream = [pending[n:]] if n < len(pending) else []
+        return pending[:n]
+
+
+class _TappedSource(AudioSource):
+    """Them's source as Them's stream reads it, through the shared reference."""
+
+    def __init__(self, shared: SharedReference):
+        self.shared = shared
+
+    @property
+    def name(self) -> str:
+        return self.shared.source.name
+
+    def start(self) -> None:
+        self.shared.source.start()
+
+    def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
+        with self.shared.lock:
+            return self.shared.for_stream(max_samples, timeout)
+
+    def stop(self) -> None:
+        self.shared.source.stop()
+
+
+class EchoCancelledSource(AudioSource):
+    """Your source with Them's echo removed, frame by frame in step with the shared reference."""
+
+    def __init__(self, you: AudioSource, reference: SharedReference, canceller: EchoCanceller):
+        self.you, self.reference, self.canceller = you, reference, canceller
+        self._near = _EMPTY  # your audio not yet cancelled
+        self._out = _EMPTY  # cancelled audio not yet read
+        self._ended = False
+
+    @property
+    def name(self) -> str:
+        return self.you.name
+
+    def start(self) -> None:
+        self.you.start()
+
+    def stop(self) -> None:
+        self.you.stop()
+
+    def read(self, max_samples: int | None = None, timeout: float = 0.1) -> np.ndarray | None:
+        if not self._ended and not len(self._out):
+            got = self.you.read(max_samples, timeout)  # your device failing is your side's error
+            if got is None:
+                self._ended = True
+            else:
+                self._near = np.concatenate([self._near, got])
+            self._cancel()
+        if not len(self._out):
+            return None if self._ended else _EMPTY
+        n = len(self._out) if max_samples is None else min(max_samples, len(self._out))
+        chunk, self._out = self._out[:n], self._out[n:]
+        return chunk
+
+    def _cancel(self) -> None:
+        """Cancel the whole frames of your audio the reference covers (all of it at your stream's end, or when it
+        has waited HOLD_S: the reference's missing part is silence)."""
+        n = len(self._near) if self._ended else len(self._near) // FRAME * FRAME
+        with self.reference.lock:
+            have = self.reference.available(n)
+            if have < n and not (self.reference.ended or self._ended or len(self._near) >= HOLD_S * SAMPLE_RATE):
+                n = have // FRAME * FRAME  # the rest waits for its reference
+            far = self.reference.take(n + -n % FRAME)
+        if n:
+            near = np.concatenate([self._near[:n], np.zeros(-n % FRAME, np.float32)])  # the last part frame, padded
+            self._out = np.concatenate([self._out, self.canceller.cancel(near, far)[:n]])
+            self._near = self._near[n:]
