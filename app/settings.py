@@ -53,6 +53,7 @@ class AppSettings:
     beam_pruning: bool | None = None
     pipeline: bool | None = None  # used once calibration saved a profile for the model; serial until then
     low_power: bool = False  # the `low-power` policy instead of `flow` (fewer rounds, the hush word)
+    headphones: bool = False  # in a call, no echo to remove: the microphone is captioned as it comes
     source_id: str | None = None  # str(InputDevice.id); None = the default microphone
     caption: CaptionStyle = field(default_factory=CaptionStyle)
     main_geometry: list[int] | None = None
@@ -136,6 +137,7 @@ APP_VALUE_KINDS = {
     "export_dir": (str, type(None)),
     "first_run_done": (bool,),
     "low_power": (bool,),
+    "headphones": (bool,),
 }
 
 

@@ -289,6 +289,17 @@ class SettingsDialog(QDialog):
                 "window shows only the others. The transcript keeps both."
             ),
         )
+        self.headphones_box = QCheckBox("In a call, I wear headphones")
+        self.headphones_box.setChecked(self.settings.headphones)
+        self.headphones_box.toggled.connect(lambda on: self._set("headphones", on))
+        form.addRow(self.headphones_box)
+        form.addRow(
+            "",
+            _hint(
+                "Without headphones, the others' voice from your speakers is taken out of your microphone. With "
+                "headphones there is none, and your microphone is captioned as it comes."
+            ),
+        )
         self.unsure_spin = QSpinBox(
             minimum=_low("unsure_below", 100),
             maximum=_high("unsure_below", 100),

@@ -96,7 +96,9 @@ class SessionController(QObject):
             self.error.emit(f"Cannot start: {exc}")
             return
         self.meta = journal.meta
-        worker = StreamWorker(loaded, self.settings.stream_config(), open_source, journal, pace)
+        worker = StreamWorker(
+            loaded, self.settings.stream_config(), open_source, journal, pace, cancel_echo=not self.settings.headphones
+        )
         worker.update.connect(self.update)
         worker.level.connect(self.level)
         worker.listening.connect(self.listening)

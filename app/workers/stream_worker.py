@@ -57,13 +57,17 @@ class StreamWorker(QObject):
         open_source: Callable[[], AudioSource],
         journal: WordSink | None = None,
         pace: str = "realtime",
+        cancel_echo: bool = True,
     ):
+        """cancel_echo: in a call, remove Them's voice from your microphone (engine.audio.echo_canceller); off
+        for a person in headphones, where there is no echo and the canceller would only reshape your voice."""
         super().__init__()
         self.loaded = loaded
         self.config = config
         self.open_source = open_source
         self.journal = journal
         self.pace = pace
+        self.cancel_echo = cancel_echo
         self.stop_event = threading.Event()
         self._disk_full_told = False
 
@@ -123,7 +127,7 @@ class StreamWorker(QObject):
         them, _ = build_processor(self.loaded, self.config)
         you = MeteredSource(call.you, self.level.emit)
         sides = [CallSide("you", processor, you), CallSide("them", them, call.them)]
-        canceller = optional_canceller(self.notice.emit)
+        canceller = optional_canceller(self.notice.emit) if self.cancel_echo else None
         try:
             dones = run_call(
                 sides,

@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractButton, QApplication, QColorDialog, QLabel
 
-from app.settings import AppSettings
+from app.settings import AppSettings, load_settings, save_settings
 from app.windows.settings_dialog import SettingsDialog
 from app.workers.model_worker import ModelCache
 from engine.model.store import PACKAGED
@@ -91,6 +91,14 @@ def test_the_captions_tab_sets_only_them_and_follows_the_caption_windows_menu(di
     dialog.settings.caption.only_them = False  # changed in the caption window's menu
     dialog.sync_captions()
     assert not dialog.only_them_box.isChecked()
+
+
+def test_the_captions_tab_remembers_headphones(dialog, tmp_path):
+    dialog.headphones_box.click()
+    assert dialog.settings.headphones
+    save_settings(dialog.settings, tmp_path / "settings.json")
+    assert load_settings(tmp_path / "settings.json").headphones
+    assert not load_settings(tmp_path / "missing.json").headphones  # the canceller is on unless a person says so
 
 
 @pytest.fixture()
