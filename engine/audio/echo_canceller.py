@@ -20,12 +20,19 @@ from engine.errors import DeviceError, WhisperFlowError
 
 FRAME = SAMPLE_RATE // 100  # the canceller works on 10 ms frames
 HOLD_S = 0.5  # your audio waits at most this long for the reference; past it, a stalled reference counts as silence
+ECHO_TAIL_FRAMES = 50  # an echo is heard up to 0.5 s after Them's sound (the speaker's delay and the room's tail)
+FAR_FLOOR = 1e-3  # Them's audio below this RMS (-60 dBFS) makes no echo worth removing
 PULL = SAMPLE_RATE // 10  # the reference is read in blocks of at most this many samples
 _EMPTY = np.zeros(0, np.float32)
+_FADE_IN = np.linspace(0, 1, FRAME, dtype=np.float32)
 
 
 class EchoCanceller:
-    """WebRTC AEC3 on 16 kHz float audio, in step with its reference: cancel(near, far), whole frames."""
+    """WebRTC AEC3 on 16 kHz float audio, in step with its reference: cancel(near, far), whole frames.
+
+    The canceller hears every frame, but its output is used only within ECHO_TAIL_FRAMES of Them's sound: elsewhere
+    there is no echo to remove and your microphone goes on as it came (the canceller reshapes a voice a little even
+    without echo, and tiny.en then flips a borderline word: docs/bench/call). A switch fades over one frame."""
 
     def __init__(self):
         try:
@@ -35,6 +42,8 @@ class EchoCanceller:
         self._rtc = rtc
         # no high-pass filter, noise suppression or gain control: the transcriber hears your voice as it was
         self._apm = rtc.AudioProcessingModule(echo_cancellation=True)
+        self._since_far = ECHO_TAIL_FRAMES + 1  # frames since Them's audio was last above FAR_FLOOR
+        self._cancelling = False
 
     def _frame(self, samples: np.ndarray):
         pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
@@ -44,10 +53,20 @@ class EchoCanceller:
         """near (your microphone) with far's echo removed; both the same whole number of frames long."""
         out = np.empty(len(near), np.float32)
         for i in range(0, len(near), FRAME):
-            self._apm.process_reverse_stream(self._frame(far[i : i + FRAME]))
-            frame = self._frame(near[i : i + FRAME])
+            far_frame, near_frame = far[i : i + FRAME], near[i : i + FRAME]
+            self._apm.process_reverse_stream(self._frame(far_frame))
+            frame = self._frame(near_frame)
             self._apm.process_stream(frame)
-            out[i : i + FRAME] = np.frombuffer(frame.data, np.int16) / np.float32(32768)
+            cancelled = np.frombuffer(frame.data, np.int16) / np.float32(32768)
+            loud = float(np.sqrt(np.mean(far_frame**2))) >= FAR_FLOOR
+            self._since_far = 0 if loud else self._since_far + 1
+            cancelling = self._since_far <= ECHO_TAIL_FRAMES
+            if cancelling != self._cancelling:
+                fade = _FADE_IN if cancelling else 1 - _FADE_IN
+                out[i : i + FRAME] = fade * cancelled + (1 - fade) * near_frame
+            else:
+                out[i : i + FRAME] = cancelled if cancelling else near_frame
+            self._cancelling = cancelling
         return out
 
 

@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 from testdata import DATA
 
-from engine.audio.echo_canceller import FRAME, HOLD_S, EchoCancelledSource, EchoCanceller, SharedReference
+from engine.audio.echo_canceller import (
+    ECHO_TAIL_FRAMES,
+    FAR_FLOOR,
+    FRAME,
+    HOLD_S,
+    EchoCancelledSource,
+    EchoCanceller,
+    SharedReference,
+)
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource, FileSource
 from engine.errors import DeviceError
@@ -68,6 +76,22 @@ def test_their_echo_is_removed_from_your_microphone_and_your_voice_kept(call):
     assert them_alone and you_alone
     assert _level_db(cancelled, them_alone) < _level_db(mic, them_alone) - 15  # the echo, 15 dB or more down
     assert abs(_level_db(cancelled, you_alone) - _level_db(clean, you_alone)) < 3  # your voice, as without echo
+
+
+def test_where_them_was_silent_for_half_a_second_your_microphone_passes_as_it_came(call):
+    built, out = call
+    reference = SharedReference(FileSource(out / "them.wav"))
+    reference.stream_source().start()
+    cancelled = _drain(EchoCancelledSource(FileSource(out / "you-echo10.wav"), reference, EchoCanceller()), 4800)
+    mic = _drain(FileSource(out / "you-echo10.wav"), 4800)  # as written (16-bit)
+    n = len(mic) // FRAME
+    them = built.tracks["them"][: n * FRAME].reshape(n, FRAME)
+    loud = np.sqrt(np.mean(them**2, axis=1)) >= FAR_FLOOR
+    heard = np.convolve(loud, np.ones(ECHO_TAIL_FRAMES + 2), mode="full")[:n] > 0  # within the tail, or fading
+    quiet = np.repeat(~heard, FRAME)
+    assert quiet.sum() > 3 * SAMPLE_RATE  # your turns after Them's
+    np.testing.assert_array_equal(cancelled[: n * FRAME][quiet], mic[: n * FRAME][quiet])
+    assert not np.array_equal(cancelled[: n * FRAME][~quiet], mic[: n * FRAME][~quiet])
 
 
 class _Recorded(AudioSource):
