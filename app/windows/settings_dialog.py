@@ -66,6 +66,17 @@ def _high(key: str, scale: int = 1) -> int:
     return round(CAPTION_RANGES[key][1] * scale)
 
 
+def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str | None = None) -> QCheckBox:
+    """A check box row of form (and its hint below it), toggling on_toggle."""
+    box = QCheckBox(text)
+    box.setChecked(checked)
+    box.toggled.connect(on_toggle)
+    form.addRow(box)
+    if hint:
+        form.addRow("", _hint(hint))
+    return box
+
+
 def _hint(text: str) -> QLabel:
     label = QLabel(text, wordWrap=True)
     label.setStyleSheet("color: palette(placeholder-text);")
@@ -274,31 +285,27 @@ class SettingsDialog(QDialog):
         self.hide_spin.setValue(round(style.hide_after_s))
         self.hide_spin.valueChanged.connect(lambda v: self._set_caption("hide_after_s", float(v)))
         form.addRow("Hide after silence", self.hide_spin)
-        self.latency_box = QCheckBox("Show latency in the caption window")
-        self.latency_box.setChecked(style.show_latency)
-        self.latency_box.toggled.connect(lambda on: self._set_caption("show_latency", on))
-        form.addRow(self.latency_box)
-        self.only_them_box = QCheckBox("In a call, caption only Them")
-        self.only_them_box.setChecked(style.only_them)
-        self.only_them_box.toggled.connect(lambda on: self._set_caption("only_them", on))
-        form.addRow(self.only_them_box)
-        form.addRow(
-            "",
-            _hint(
-                "A call (you and them) captions both sides, each turn named You or Them; with this, the caption "
-                "window shows only the others. The transcript keeps both."
-            ),
+        self.latency_box = _check_row(
+            form,
+            "Show latency in the caption window",
+            style.show_latency,
+            lambda on: self._set_caption("show_latency", on),
         )
-        self.headphones_box = QCheckBox("In a call, I wear headphones")
-        self.headphones_box.setChecked(self.settings.headphones)
-        self.headphones_box.toggled.connect(lambda on: self._set("headphones", on))
-        form.addRow(self.headphones_box)
-        form.addRow(
-            "",
-            _hint(
-                "Without headphones, the others' voice from your speakers is taken out of your microphone. With "
-                "headphones there is none, and your microphone is captioned as it comes."
-            ),
+        self.only_them_box = _check_row(
+            form,
+            "In a call, caption only Them",
+            style.only_them,
+            lambda on: self._set_caption("only_them", on),
+            "A call (you and them) captions both sides, each turn named You or Them; with this, the caption "
+            "window shows only the others. The transcript keeps both.",
+        )
+        self.headphones_box = _check_row(
+            form,
+            "In a call, I wear headphones",
+            self.settings.headphones,
+            lambda on: self._set("headphones", on),
+            "Without headphones, the others' voice from your speakers is taken out of your microphone. With "
+            "headphones there is none, and your microphone is captioned as it comes.",
         )
         self.unsure_spin = QSpinBox(
             minimum=_low("unsure_below", 100),

@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,9 +119,13 @@ class Vocabulary:
     pieces: tuple[tuple[int, ...], ...]
     bias: WordBias | None
     end: tuple[int, ...] = ()  # the period that ends the list in the prompt
-    kept_keys: frozenset[str] = frozenset()  # the words the final pass may not replace (keep_listed)
     heard_only: bool = False  # the prompt holds only the words heard (use "heard")
     entry_keys: tuple[tuple[str, ...], ...] = ()  # each kept entry's rare words, as word_key has them
+
+    @cached_property
+    def kept_keys(self) -> frozenset[str]:
+        """The words the final pass may not replace (keep_listed)."""
+        return frozenset(key for entry in self.entry_keys for key in entry)
 
     def prompt(self, confirmed: list[int], heard: Container[int] = ()) -> list[int]:
         """The round's prompt: the listed words that fit before the confirmed text's tokens (which keep their
@@ -178,6 +183,7 @@ class Vocabulary:
         )
 
 
+@lru_cache(maxsize=8192)  # every round writes mostly the words the round before it wrote
 def _spells(key: str, listed: str) -> bool:
     """Whether a written word (its key) is a listed word or, long enough, spelled like it."""
     return key == listed or (
@@ -210,14 +216,12 @@ def build_vocabulary(text: str | None, tokenizer: Tokenizer, use: str = WORDS_US
         bias = WordBias([tokenizer.encode(form) for word in kept for form in spellings(word)])
     in_prompt = use != "bias"
     entries = tuple(tuple(word_key(w) for w in _rare_words(phrase, tokenizer)) for phrase in kept)
-    keys = frozenset(key for entry in entries for key in entry)
     vocabulary = Vocabulary(
         kept,
         left_out,
         tuple(pieces) if in_prompt else (),
         bias,
         tuple(tokenizer.encode(".")),
-        keys,
         heard_only=use == "heard",
         entry_keys=entries,
     )
