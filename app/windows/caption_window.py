@@ -115,7 +115,7 @@ class CaptionWindow(QWidget):
         speech = bool(update.confirmed) or tail_changed or update.level > SPEECH_LEVEL
         changed = bool(update.confirmed) or tail_changed or finalized
         if speech:
-            self._last_speech = time.monotonic()
+            self._count_silence_from_now()
             if self.floating and self.enabled and not self.isVisible() and self.held.has_words():
                 self.show()
         if changed:
@@ -279,6 +279,9 @@ class CaptionWindow(QWidget):
         if limit > 0 and self.isVisible() and not menu_open and time.monotonic() - self._last_speech > limit:
             self.hide()
 
+    def _count_silence_from_now(self) -> None:
+        self._last_speech = time.monotonic()
+
     def _hide_requested(self) -> None:
         if self.receivers(SIGNAL("hide_requested()")) > 0:
             self.hide_requested.emit()
@@ -288,7 +291,7 @@ class CaptionWindow(QWidget):
     def set_enabled(self, enabled: bool) -> None:
         """Show (and keep showing on speech) or hide the captions for good."""
         self.enabled = enabled
-        self._last_speech = time.monotonic()
+        self._count_silence_from_now()
         self.setVisible(enabled)
 
     # --- move and resize -----------------------------------------------------------------------
@@ -363,8 +366,8 @@ class CaptionWindow(QWidget):
     def contextMenuEvent(self, event) -> None:
         if self.floating:
             menu = self.build_menu()
+            menu.aboutToHide.connect(self._count_silence_from_now)  # before exec returns: ticks in between see it
             menu.exec(event.globalPos())  # the silence timer leaves the window shown while a menu is open
-            self._last_speech = time.monotonic()  # ... and counts the silence again from its closing
             menu.deleteLater()  # a new menu each time: free this one now, not with the window
 
     def build_menu(self) -> QMenu:

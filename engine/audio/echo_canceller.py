@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from engine.audio.echo_path import EchoPath
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource
 from engine.errors import DeviceError, WhisperFlowError
@@ -30,9 +31,10 @@ _FADE_IN = np.linspace(0, 1, FRAME, dtype=np.float32)
 class EchoCanceller:
     """WebRTC AEC3 on 16 kHz float audio, in step with its reference: cancel(near, far), whole frames.
 
-    The canceller hears every frame, but its output is used only within ECHO_TAIL_FRAMES of Them's sound: elsewhere
-    there is no echo to remove and your microphone goes on as it came (the canceller reshapes a voice a little even
-    without echo, and tiny.en then flips a borderline word: docs/bench/call). A switch fades over one frame."""
+    The canceller hears every frame, but its output is used only where there is an echo to remove: once an echo
+    path is found (EchoPath: none with headphones), and within ECHO_TAIL_FRAMES of Them's sound. Elsewhere your
+    microphone goes on as it came: the canceller reshapes a voice a little even without echo, and dampens it where
+    you talk over Them, and tiny.en then flips a borderline word (docs/bench/call). A switch fades over one frame."""
 
     def __init__(self):
         try:
@@ -42,6 +44,7 @@ class EchoCanceller:
         self._rtc = rtc
         # no high-pass filter, noise suppression or gain control: the transcriber hears your voice as it was
         self._apm = rtc.AudioProcessingModule(echo_cancellation=True)
+        self.echo_path = EchoPath()
         self._since_far = ECHO_TAIL_FRAMES + 1  # frames since Them's audio was last above FAR_FLOOR
         self._cancelling = False
 
@@ -60,7 +63,8 @@ class EchoCanceller:
             cancelled = np.frombuffer(frame.data, np.int16) / np.float32(32768)
             loud = float(np.sqrt(np.mean(far_frame**2))) >= FAR_FLOOR
             self._since_far = 0 if loud else self._since_far + 1
-            cancelling = self._since_far <= ECHO_TAIL_FRAMES
+            self.echo_path.hear(near_frame, far_frame)
+            cancelling = self.echo_path.present and self._since_far <= ECHO_TAIL_FRAMES
             if cancelling != self._cancelling:
                 fade = _FADE_IN if cancelling else 1 - _FADE_IN
                 out[i : i + FRAME] = fade * cancelled + (1 - fade) * near_frame

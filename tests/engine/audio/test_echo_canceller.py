@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from testdata import DATA
 
 from engine.audio.echo_canceller import (
     ECHO_TAIL_FRAMES,
@@ -16,22 +15,6 @@ from engine.audio.echo_canceller import (
 from engine.audio.files import SAMPLE_RATE
 from engine.audio.sources import AudioSource, FileSource
 from engine.errors import DeviceError
-from tools.call.fixture import Part, build_call, write_call
-
-PARTS = [
-    Part("them", "LJ001-0003.wav", 0.0, 5.1, text="For although the Chinese took impressions from wood blocks"),
-    Part("you", "acoustic_corpus_10s.wav", 1.0, 3.72, text="this is the acoustic corpus i'm talking pretty fast here"),
-    Part("them", "LJ001-0008.wav", text="has never been surpassed."),
-    Part("you", "LJ001-0004.wav", text="produced the block books, which were the immediate predecessors of the true"),
-]
-
-
-@pytest.fixture(scope="module")
-def call(tmp_path_factory):
-    built = build_call(PARTS, DATA, seed=1)
-    out = tmp_path_factory.mktemp("call")
-    write_call(built, out)
-    return built, out
 
 
 def _drain(source: AudioSource, block: int) -> np.ndarray:
@@ -92,6 +75,15 @@ def test_where_them_was_silent_for_half_a_second_your_microphone_passes_as_it_ca
     assert quiet.sum() > 3 * SAMPLE_RATE  # your turns after Them's
     np.testing.assert_array_equal(cancelled[: n * FRAME][quiet], mic[: n * FRAME][quiet])
     assert not np.array_equal(cancelled[: n * FRAME][~quiet], mic[: n * FRAME][~quiet])
+
+
+def test_without_an_echo_your_microphone_passes_as_it_came(call):
+    """Headphones: the canceller finds no echo path, and your voice over Them's is left whole."""
+    built, out = call
+    reference = SharedReference(FileSource(out / "them.wav"))
+    reference.stream_source().start()
+    cancelled = _drain(EchoCancelledSource(FileSource(out / "you-noecho.wav"), reference, EchoCanceller()), 4800)
+    np.testing.assert_array_equal(cancelled, _drain(FileSource(out / "you-noecho.wav"), 4800))
 
 
 class _Recorded(AudioSource):
