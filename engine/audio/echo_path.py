@@ -16,7 +16,8 @@ BLOCK = SAMPLE_RATE // 2  # your microphone is compared with Them's audio half a
 MAX_DELAY = SAMPLE_RATE // 2  # an echo arrives at most this late (the speaker's buffer and the room)
 TALK_RMS = 1e-2  # a 10 ms frame of Them's audio this loud (-40 dBFS) is speech that would echo
 TALK_SHARE = 0.5  # a block is compared when at least this share of its frames is Them's speech
-PEAK_RATIO = 10.0  # an echo's peak stands this far above the correlation's median (two voices: about 6)
+PEAK_RATIO = 10.0  # an echo's peak stands this far above the correlation's median (two voices: about 6, at most 13)
+SURE_RATIO = 20.0  # a peak this high is an echo at once (the call fixture's echoes: 28 and up); lower ones need two
 SAME_DELAY = SAMPLE_RATE // 1000  # two blocks agree on the delay within 1 ms
 FORGET_BLOCKS = 20  # this many compared blocks in a row without an echo (10 s of Them's speech): the path is gone
 _FRAME = SAMPLE_RATE // 100
@@ -34,15 +35,16 @@ def echo_delay(near: np.ndarray, far: np.ndarray) -> tuple[int, float]:
 
 
 class EchoPath:
-    """Hears your microphone and Them's audio in step (hear(near, far)); present once two blocks of Them's speech
-    echo at the same delay, absent again after FORGET_BLOCKS without an echo (headphones plugged in)."""
+    """Hears your microphone and Them's audio in step (hear(near, far)); present once a block of Them's speech
+    echoes unmistakably, or two at the same delay; absent again after FORGET_BLOCKS without an echo (headphones
+    plugged in)."""
 
     def __init__(self):
         self.present = False
         self.delay: int | None = None  # the last echo's delay, in samples
         self._far = np.zeros(MAX_DELAY + BLOCK, np.float32)
         self._near = np.zeros(BLOCK, np.float32)
-        self._filled = -MAX_DELAY  # samples of the current block heard (negative: Them's history still filling)
+        self._filled = 0  # samples of the current block heard (Them's history before the call: silence)
         self._talk_frames = 0
         self._misses = 0
 
@@ -51,8 +53,7 @@ class EchoPath:
         self._far = np.concatenate([self._far[len(far) :], far])
         self._near = np.concatenate([self._near[len(near) :], near])
         self._filled += len(near)
-        if self._filled > 0:
-            self._talk_frames += float(np.sqrt(np.mean(far**2))) >= TALK_RMS
+        self._talk_frames += float(np.sqrt(np.mean(far**2))) >= TALK_RMS
         if self._filled >= BLOCK:
             if self._talk_frames >= TALK_SHARE * BLOCK / _FRAME:
                 self._compare()
@@ -65,6 +66,6 @@ class EchoPath:
             self._misses += 1
             self.present = self.present and self._misses < FORGET_BLOCKS
             return
-        if self.present or (self.delay is not None and abs(delay - self.delay) <= SAME_DELAY):
+        if self.present or ratio >= SURE_RATIO or (self.delay is not None and abs(delay - self.delay) <= SAME_DELAY):
             self.present, self._misses = True, 0
         self.delay = delay
