@@ -14,13 +14,12 @@ from engine.audio.files import SAMPLE_RATE
 
 BLOCK = SAMPLE_RATE // 2  # your microphone is compared with Them's audio half a second at a time
 MAX_DELAY = SAMPLE_RATE // 2  # an echo arrives at most this late (the speaker's buffer and the room)
-TALK_RMS = 1e-2  # a 10 ms frame of Them's audio this loud (-40 dBFS) is speech that would echo
+TALK_RMS = 1e-2  # a frame of Them's audio this loud (-40 dBFS) is speech that would echo
 TALK_SHARE = 0.5  # a block is compared when at least this share of its frames is Them's speech
 PEAK_RATIO = 10.0  # an echo's peak stands this far above the correlation's median (two voices: about 6, at most 13)
 SURE_RATIO = 20.0  # a peak this high is an echo at once (the call fixture's echoes: 28 and up); lower ones need two
 SAME_DELAY = SAMPLE_RATE // 1000  # two blocks agree on the delay within 1 ms
 FORGET_BLOCKS = 20  # this many compared blocks in a row without an echo (10 s of Them's speech): the path is gone
-_FRAME = SAMPLE_RATE // 100
 _FFT = 1 << int(np.ceil(np.log2(BLOCK + MAX_DELAY + BLOCK)))
 
 
@@ -45,19 +44,20 @@ class EchoPath:
         self._far = np.zeros(MAX_DELAY + BLOCK, np.float32)
         self._near = np.zeros(BLOCK, np.float32)
         self._filled = 0  # samples of the current block heard (Them's history before the call: silence)
-        self._talk_frames = 0
+        self._frames = self._talk_frames = 0  # frames of the current block, and those of Them's speech
         self._misses = 0
 
     def hear(self, near: np.ndarray, far: np.ndarray) -> None:
-        """One 10 ms frame of each, the same sample."""
+        """One frame of each (the canceller's 10 ms), the same samples."""
         self._far = np.concatenate([self._far[len(far) :], far])
         self._near = np.concatenate([self._near[len(near) :], near])
         self._filled += len(near)
+        self._frames += 1
         self._talk_frames += float(np.sqrt(np.mean(far**2))) >= TALK_RMS
         if self._filled >= BLOCK:
-            if self._talk_frames >= TALK_SHARE * BLOCK / _FRAME:
+            if self._talk_frames >= TALK_SHARE * self._frames:
                 self._compare()
-            self._filled, self._talk_frames = 0, 0
+            self._filled = self._frames = self._talk_frames = 0
 
     def _compare(self) -> None:
         delay, ratio = echo_delay(self._near, self._far)
