@@ -41,26 +41,27 @@ class EchoPath:
     def __init__(self):
         self.present = False
         self.delay: int | None = None  # the last echo's delay, in samples
-        self._far = np.zeros(MAX_DELAY + BLOCK, np.float32)
-        self._near = np.zeros(BLOCK, np.float32)
-        self._filled = 0  # samples of the current block heard (Them's history before the call: silence)
-        self._frames = self._talk_frames = 0  # frames of the current block, and those of Them's speech
+        self._far_before = np.zeros(MAX_DELAY, np.float32)  # Them's audio before the block (before the call: silence)
+        self._near: list[np.ndarray] = []  # the current block's frames
+        self._far: list[np.ndarray] = []
+        self._filled = 0  # samples in the current block
         self._misses = 0
 
     def hear(self, near: np.ndarray, far: np.ndarray) -> None:
         """One frame of each (the canceller's 10 ms), the same samples."""
-        self._far = np.concatenate([self._far[len(far) :], far])
-        self._near = np.concatenate([self._near[len(near) :], near])
+        self._near.append(near)
+        self._far.append(far)
         self._filled += len(near)
-        self._frames += 1
-        self._talk_frames += float(np.sqrt(np.mean(far**2))) >= TALK_RMS
         if self._filled >= BLOCK:
-            if self._talk_frames >= TALK_SHARE * self._frames:
-                self._compare()
-            self._filled = self._frames = self._talk_frames = 0
+            talk = np.mean([np.sqrt(np.mean(frame**2)) >= TALK_RMS for frame in self._far])
+            far_all = np.concatenate([self._far_before, *self._far])
+            if talk >= TALK_SHARE:
+                self._compare(np.concatenate(self._near)[-BLOCK:], far_all[-(MAX_DELAY + BLOCK) :])
+            self._far_before = far_all[-MAX_DELAY:]
+            self._near, self._far, self._filled = [], [], 0
 
-    def _compare(self) -> None:
-        delay, ratio = echo_delay(self._near, self._far)
+    def _compare(self, near: np.ndarray, far: np.ndarray) -> None:
+        delay, ratio = echo_delay(near, far)
         if ratio < PEAK_RATIO:
             self.delay = None
             self._misses += 1

@@ -25,6 +25,13 @@ def _drain(source: AudioSource, block: int) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def _cancelled(out, track: str) -> np.ndarray:
+    """The call's track of your microphone through the canceller, with them.wav as the reference."""
+    reference = SharedReference(FileSource(out / "them.wav"))
+    reference.stream_source().start()
+    return _drain(EchoCancelledSource(FileSource(out / f"{track}.wav"), reference, EchoCanceller()), 4800)
+
+
 def _level_db(audio: np.ndarray, spans) -> float:
     samples = np.concatenate([audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)] for a, b in spans])
     return 10 * np.log10(np.mean(samples**2))
@@ -50,9 +57,7 @@ def _alone(built, side: str) -> list[tuple[float, float]]:
 
 def test_their_echo_is_removed_from_your_microphone_and_your_voice_kept(call):
     built, out = call
-    reference = SharedReference(FileSource(out / "them.wav"))
-    reference.stream_source().start()
-    cancelled = _drain(EchoCancelledSource(FileSource(out / "you-echo3.wav"), reference, EchoCanceller()), 4800)
+    cancelled = _cancelled(out, "you-echo3")
     mic, clean = built.tracks["you-echo3"], built.tracks["you-noecho"]
     assert len(cancelled) == len(mic)
     them_alone, you_alone = _alone(built, "them"), _alone(built, "you")
@@ -63,9 +68,7 @@ def test_their_echo_is_removed_from_your_microphone_and_your_voice_kept(call):
 
 def test_where_them_was_silent_for_half_a_second_your_microphone_passes_as_it_came(call):
     built, out = call
-    reference = SharedReference(FileSource(out / "them.wav"))
-    reference.stream_source().start()
-    cancelled = _drain(EchoCancelledSource(FileSource(out / "you-echo10.wav"), reference, EchoCanceller()), 4800)
+    cancelled = _cancelled(out, "you-echo10")
     mic = _drain(FileSource(out / "you-echo10.wav"), 4800)  # as written (16-bit)
     n = len(mic) // FRAME
     them = built.tracks["them"][: n * FRAME].reshape(n, FRAME)
@@ -80,9 +83,7 @@ def test_where_them_was_silent_for_half_a_second_your_microphone_passes_as_it_ca
 def test_without_an_echo_your_microphone_passes_as_it_came(call):
     """Headphones: the canceller finds no echo path, and your voice over Them's is left whole."""
     built, out = call
-    reference = SharedReference(FileSource(out / "them.wav"))
-    reference.stream_source().start()
-    cancelled = _drain(EchoCancelledSource(FileSource(out / "you-noecho.wav"), reference, EchoCanceller()), 4800)
+    cancelled = _cancelled(out, "you-noecho")
     np.testing.assert_array_equal(cancelled, _drain(FileSource(out / "you-noecho.wav"), 4800))
 
 
