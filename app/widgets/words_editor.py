@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QVBoxLayout, QWidget
 
+from app.widgets.wrapped_label import WrappedLabel
 from engine.stream.vocabulary import parse_words, word_problem
 
 HINT = (
@@ -23,9 +24,10 @@ class WordsEditor(QWidget):
         super().__init__(parent)
         self.edit = QPlainTextEdit("\n".join(parse_words(words or "")))
         self.edit.setPlaceholderText("Gutenberg\nPeter Schoeffer\nMaintz")
-        self.edit.setMaximumHeight(120)
-        self.hint = QLabel(HINT)
-        self.hint.setWordWrap(True)
+        self.edit.setFixedHeight(120)
+        self.hint = WrappedLabel(HINT)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # a form's spare height goes
+        # below its rows, not between the list and its hint
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.edit)

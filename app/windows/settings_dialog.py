@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSpinBox,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -34,6 +35,7 @@ from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
 from app.widgets.words_editor import WordsEditor
+from app.widgets.wrapped_label import WrappedLabel
 from app.workers.model_worker import ModelCache
 
 # The techniques a stream uses, as the Advanced section names them (the setting names stay as saved).
@@ -67,18 +69,30 @@ def _high(key: str, scale: int = 1) -> int:
 
 
 def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str | None = None) -> QCheckBox:
-    """A check box row of form (and its hint below it), toggling on_toggle."""
+    """A check box row of form toggling on_toggle, with its hint below its text. Box and hint are one row across
+    the form: a wrapped hint in the field column is given the height of its narrowest layout, blank lines above
+    and below it."""
     box = QCheckBox(text)
     box.setChecked(checked)
     box.toggled.connect(on_toggle)
-    form.addRow(box)
-    if hint:
-        form.addRow("", _hint(hint))
+    if not hint:
+        form.addRow(box)
+        return box
+    row = QWidget()
+    layout = QVBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(box)
+    style = box.style()
+    indent = style.pixelMetric(QStyle.PM_IndicatorWidth) + style.pixelMetric(QStyle.PM_CheckBoxLabelSpacing)
+    label = _hint(hint)
+    label.setContentsMargins(indent, 0, 0, 0)
+    layout.addWidget(label)
+    form.addRow(row)
     return box
 
 
 def _hint(text: str) -> QLabel:
-    label = QLabel(text, wordWrap=True)
+    label = WrappedLabel(text)
     label.setStyleSheet("color: palette(placeholder-text);")
     return label
 

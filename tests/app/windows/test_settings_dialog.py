@@ -107,6 +107,28 @@ def no_base(isolated_dirs):
         pytest.skip("base is installed in this environment")
 
 
+def test_hints_sit_right_under_their_settings(qtbot, dialog):
+    """A wrapped hint takes the height of its lines: no blank lines above and below it, on every tab."""
+    dialog.resize(780, 760)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for tab in range(dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(tab)
+        QApplication.processEvents()
+        page = dialog.tabs.widget(tab)
+        hints = [
+            label for label in page.findChildren(QLabel) if label.wordWrap() and label.isVisible() and label.text()
+        ]
+        assert hints
+        for hint in hints:
+            lines = hint.heightForWidth(hint.width())
+            assert hint.height() <= lines + 4, f"{hint.text()[:30]!r}: {hint.height()} px for {lines} px of text"
+    for box in (dialog.only_them_box, dialog.headphones_box):
+        hint = next(label for label in box.parentWidget().findChildren(QLabel) if label.text())
+        below = hint.mapTo(dialog, hint.rect().topLeft()).y() - box.mapTo(dialog, box.rect().bottomLeft()).y()
+        assert 0 <= below <= 10, f"{box.text()!r}: its hint starts {below} px below it"
+
+
 def test_installing_base_without_a_network_says_so_and_the_app_goes_on(qtbot, no_base, dialog):
     installer = dialog.installer
     assert list(installer.buttons) == ["base"]
