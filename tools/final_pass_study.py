@@ -115,8 +115,10 @@ def final_transcriber(loaded, variant: Variant):
     return Transcriber(loaded, padding=padding, decode=decode)
 
 
-def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, float]:
-    """The final text of the recorded stream with this variant's final pass, and that pass's CPU seconds."""
+def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, float, dict[str, float]]:
+    """The final text of the recorded stream with this variant's final pass, that pass's CPU seconds, and the
+    seconds (wall) its encoder, decoder and word timing took (a pass that reused a round's encoder output would not
+    spend the encoder's)."""
     from engine.audio.files import load_audio
     from engine.session.final_text import FinalText
     from engine.stream.finalize import Finalizer
@@ -128,6 +130,16 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
 
     audio = load_audio(path)
     transcriber = final_transcriber(loaded, variant)
+    decode = transcriber.transcribe
+    spent = {"encoder": 0.0, "decoder": 0.0, "word timing": 0.0}
+
+    def timed(*args, **kwargs):
+        result = decode(*args, **kwargs)
+        for part, seconds in zip(spent, (result.encode_s, result.decode_s, result.align_s)):
+            spent[part] += seconds
+        return result
+
+    transcriber.transcribe = timed
     finalizer = Finalizer(
         transcriber,
         now,
@@ -152,7 +164,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
     cpu = time.process_time() - cpu
     for final in finals:
         text.apply(final)
-    return " ".join(w.text for w in text.words), cpu
+    return " ".join(w.text for w in text.words), cpu, spent
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     totals: dict[tuple[str, str], WerCounts] = {}
     cpu: dict[str, float] = {}
+    parts: dict[str, dict[str, float]] = {}
     audio_s = 0.0
     for entry in entries:
         cached = out / (Path(entry.path).name + ".pkl")
@@ -189,8 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         cached.write_bytes(pickle.dumps(rec))
         texts = {"confirmed": rec.confirmed, "offline": rec.offline}
         for v in variants:
-            texts[v.name], spent = replay(loaded, entry.path, rec, v)
+            texts[v.name], spent, split = replay(loaded, entry.path, rec, v)
             cpu[v.name] = cpu.get(v.name, 0.0) + spent
+            totals_of = parts.setdefault(v.name, {})
+            for part, seconds in split.items():
+                totals_of[part] = totals_of.get(part, 0.0) + seconds
         audio_s += entry.duration_s
         for name, text in texts.items():
             counts = wer_counts(entry.reference, text)
@@ -207,4 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         + " | ".join(f"{cpu[v.name] / audio_s:.2f}" for v in variants)
         + " |"
     )
+    for part in ("encoder", "decoder", "word timing"):
+        row = " | ".join(f"{parts[v.name][part] / audio_s:.2f}" for v in variants)
+        print(f"| its {part}, s (wall) per audio s | – | – | {row} |")
     return 0
