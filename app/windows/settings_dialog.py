@@ -69,9 +69,7 @@ def _high(key: str, scale: int = 1) -> int:
 
 
 def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str | None = None) -> QCheckBox:
-    """A check box row of form toggling on_toggle, with its hint below its text. Box and hint are one row across
-    the form: a wrapped hint in the field column is given the height of its narrowest layout, blank lines above
-    and below it."""
+    """A check box row of form toggling on_toggle, with its hint (if any) below it, indented to its text."""
     box = QCheckBox(text)
     box.setChecked(checked)
     box.toggled.connect(on_toggle)
@@ -92,6 +90,7 @@ def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str
 
 
 def _hint(text: str) -> QLabel:
+    """A setting's explanation, in grey, wrapped to the row's width."""
     label = WrappedLabel(text)
     label.setStyleSheet("color: palette(placeholder-text);")
     return label
@@ -179,15 +178,13 @@ class SettingsDialog(QDialog):
         self.language_note = _hint("")
         form.addRow("", self.language_note)
         self._update_language_state()
-        self.low_power_box = QCheckBox("Low power")
-        self.low_power_box.setChecked(self.settings.low_power)
-        self.low_power_box.toggled.connect(self._low_power_changed)
-        form.addRow(self.low_power_box)
-        form.addRow(
-            _hint(
-                "For a laptop on battery: captions update less often and not during silence. Uses less power; "
-                "words appear a second or two later."
-            )
+        self.low_power_box = _check_row(
+            form,
+            "Low power",
+            self.settings.low_power,
+            self._low_power_changed,
+            "For a laptop on battery: captions update less often and not during silence. Uses less power; "
+            "words appear a second or two later.",
         )
         self.step_spin = QDoubleSpinBox(minimum=0.1, maximum=5.0, singleStep=0.1, decimals=1, suffix=" s")
         self.step_spin.valueChanged.connect(lambda v: self._set("min_chunk_s", round(v, 1)))
