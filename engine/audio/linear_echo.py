@@ -2,7 +2,7 @@
 into what the microphone hears, and takes its estimate of that echo away, and nothing else.
 
 An echo is Them's audio through the speaker, the room and the microphone: late, quieter and smeared, but a linear
-function of it. The filter models that path over ECHO_SPAN_S (the delays EchoPath searches) as a partitioned-block
+function of it. The filter models that path over the delays EchoPath searches (MAX_DELAY) as a partitioned-block
 frequency-domain adaptive filter (overlap-save, one frame a block, normalized least mean squares per frequency).
 Your voice is not in Them's audio, so the filter cannot model it and leaves it whole, where you talk over Them too.
 It leaves 12-16 dB less echo (on the call fixture; more once it has heard Them for a while), not none: AEC3 after
@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.audio.files import SAMPLE_RATE
+from engine.audio.echo_path import MAX_DELAY
 
-ECHO_SPAN_S = 0.5  # the echo path the filter models: this long (the speaker's delay and the room's tail)
 STEP = 1.0  # the normalized step of the background filter's adaptation
 REGULARIZE = 1e-2  # added to each frequency's power, as a share of the mean power (quiet frequencies adapt slowly)
 SMOOTH = 0.8  # the filters' error energies are smoothed over frames by this factor
@@ -35,7 +34,7 @@ class LinearEchoFilter:
     def __init__(self, block: int):
         """block: samples a frame (the filter's block)."""
         self.block = block
-        parts = round(ECHO_SPAN_S * SAMPLE_RATE / block)
+        parts = -(-MAX_DELAY // block)  # blocks that span the longest echo path
         self._spectra = np.zeros((parts, block + 1), np.complex128)  # Them's last blocks' spectra, newest first
         self._background = np.zeros_like(self._spectra)
         self._foreground = np.zeros_like(self._spectra)
