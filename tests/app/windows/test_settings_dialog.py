@@ -123,7 +123,7 @@ def test_hints_sit_right_under_their_settings(qtbot, dialog):
         for hint in hints:
             lines = hint.heightForWidth(hint.width())
             assert hint.height() <= lines + 4, f"{hint.text()[:30]!r}: {hint.height()} px for {lines} px of text"
-    for box in (dialog.only_them_box, dialog.headphones_box):
+    for box in (dialog.low_power_box, dialog.only_them_box, dialog.headphones_box):
         hint = next(label for label in box.parentWidget().findChildren(QLabel) if label.text())
         below = hint.mapTo(dialog, hint.rect().topLeft()).y() - box.mapTo(dialog, box.rect().bottomLeft()).y()
         assert 0 <= below <= 10, f"{box.text()!r}: its hint starts {below} px below it"
