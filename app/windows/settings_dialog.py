@@ -35,7 +35,7 @@ from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
 from app.widgets.words_editor import WordsEditor
-from app.widgets.wrapped_label import WrappedLabel
+from app.widgets.wrapped_label import HINT_STYLE, WrappedLabel
 from app.workers.model_worker import ModelCache
 
 # The techniques a stream uses, as the Advanced section names them (the setting names stay as saved).
@@ -92,7 +92,7 @@ def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str
 def _hint(text: str) -> QLabel:
     """A setting's explanation, in grey, wrapped to the row's width."""
     label = WrappedLabel(text)
-    label.setStyleSheet("color: palette(placeholder-text);")
+    label.setStyleSheet(HINT_STYLE)
     return label
 
 
