@@ -67,11 +67,11 @@ class EchoCanceller:
         out = np.empty(len(near), np.float32)
         for i in range(0, len(near), FRAME):
             far_frame, near_frame = far[i : i + FRAME], near[i : i + FRAME]
+            loud = float(np.sqrt(np.mean(far_frame**2))) >= FAR_FLOOR
             self._apm.process_reverse_stream(self._frame(far_frame))
-            frame = self._frame(self._linear.subtract(far_frame, near_frame))
+            frame = self._frame(self._linear.subtract(far_frame, near_frame, loud))
             self._apm.process_stream(frame)
             cancelled = np.frombuffer(frame.data, np.int16) / np.float32(32768)
-            loud = float(np.sqrt(np.mean(far_frame**2))) >= FAR_FLOOR
             self._since_far = 0 if loud else self._since_far + 1
             self.echo_path.hear(near_frame, far_frame)
             cancelling = self.echo_path.present and self._since_far <= ECHO_TAIL_FRAMES

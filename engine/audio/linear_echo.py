@@ -25,7 +25,6 @@ REGULARIZE = 1e-2  # added to each frequency's power, as a share of the mean pow
 SMOOTH = 0.8  # the filters' error energies are smoothed over frames by this factor
 BETTER = 0.8  # the background filter is copied to the foreground where its error energy is this share or less
 DRIFTED = 8.0  # and the foreground to the background where the background's error is this many times larger
-FAR_POWER = 1e-6  # Them's frame power below this (-60 dBFS) says nothing about which filter is better
 
 
 class LinearEchoFilter:
@@ -44,8 +43,9 @@ class LinearEchoFilter:
     def _estimate(self, weights: np.ndarray) -> np.ndarray:
         return np.fft.irfft((weights * self._spectra).sum(axis=0), 2 * self.block)[self.block :]
 
-    def subtract(self, far: np.ndarray, near: np.ndarray) -> np.ndarray:
-        """far: Them's frame, near: your microphone's (block samples each, the same instants)."""
+    def subtract(self, far: np.ndarray, near: np.ndarray, far_heard: bool) -> np.ndarray:
+        """far: Them's frame, near: your microphone's (block samples each, the same instants); far_heard: Them's frame
+        carries sound (the canceller's FAR_FLOOR), so the two filters' errors say which one is better."""
         far, near = far.astype(np.float64), near.astype(np.float64)
         self._spectra = np.roll(self._spectra, 1, axis=0)
         self._spectra[0] = np.fft.rfft(np.concatenate([self._far_before, far]))
@@ -55,7 +55,7 @@ class LinearEchoFilter:
         self._adapt(background)
         self._background_error = SMOOTH * self._background_error + (1 - SMOOTH) * float(background @ background)
         self._foreground_error = SMOOTH * self._foreground_error + (1 - SMOOTH) * float(foreground @ foreground)
-        if float(far @ far) / self.block > FAR_POWER:
+        if far_heard:
             if self._background_error <= BETTER * self._foreground_error:
                 self._foreground = self._background.copy()
                 self._foreground_error = self._background_error

@@ -4,7 +4,7 @@ it was, where you talk over Them too."""
 import numpy as np
 from testdata import DATA
 
-from engine.audio.echo_canceller import FRAME
+from engine.audio.echo_canceller import FAR_FLOOR, FRAME
 from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.linear_echo import LinearEchoFilter
 
@@ -25,7 +25,8 @@ def _room(far: np.ndarray) -> np.ndarray:
 def _filtered(far: np.ndarray, near: np.ndarray) -> np.ndarray:
     f = LinearEchoFilter(FRAME)
     n = len(near) // FRAME * FRAME
-    return np.concatenate([f.subtract(far[i : i + FRAME], near[i : i + FRAME]) for i in range(0, n, FRAME)])
+    frames = [(far[i : i + FRAME], near[i : i + FRAME]) for i in range(0, n, FRAME)]
+    return np.concatenate([f.subtract(a, b, np.sqrt(np.mean(a**2)) >= FAR_FLOOR) for a, b in frames])
 
 
 def _db(x: np.ndarray) -> float:
