@@ -13,6 +13,7 @@ from whisper_normalizer.english import EnglishTextNormalizer
 
 from app.main import WhisperFlowApp
 from engine.session.paragraphs import paragraphs
+from engine.session.transcript import settled
 
 MIC_KEY = "pulse:wf_test_mic"
 normalize = EnglishTextNormalizer()
@@ -72,8 +73,9 @@ READ_BACK = {  # an export's words, read back as its format is read
 
 
 def said(window, fmt: str) -> list[str]:
-    """The transcript's words as fmt writes them: as prose (engine.session.paragraphs) in TXT and Markdown."""
+    """The transcript's words as fmt writes them: as prose (engine.session.paragraphs) in TXT and Markdown, with
+    their periods settled (engine.session.transcript.settled) in the others, as every export writes them."""
     words = window.transcript.words()
     if fmt in ("txt", "md"):
         return [text for p in paragraphs(words) for text in p.text.split()]
-    return [w.text for w in words]
+    return [w.text for w in settled(words)]
