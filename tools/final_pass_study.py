@@ -36,8 +36,9 @@ class Recording:
 class Variant:
     """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), whether the
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
-    utterance's confirmed words (confirmed), and whether a decoding that loops ends at the loop (loop: `flow`'s
-    loop stop, its loop_tokens) instead of being decoded again padded to 30 s."""
+    utterance's confirmed words (confirmed), whether a decoding that loops ends at the loop (loop: `flow`'s
+    loop stop, its loop_tokens) instead of being decoded again padded to 30 s, and whether every utterance is decoded
+    (every), or only those with a word the rounds were not sure of (Finalizer's sure, the default)."""
 
     name: str
     context_s: float
@@ -46,16 +47,19 @@ class Variant:
     guided: bool = False
     confirmed_guide: bool = False
     loop_stop: bool = False
+    every: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
         context, beam, padding, *flags = rest.split(":")
-        loop = "loop" in flags
-        flags = [f for f in flags if f != "loop"]
+        loop, every = "loop" in flags, "every" in flags
+        flags = [f for f in flags if f not in ("loop", "every")]
         if padding not in ("pad30", "hush") or flags not in ([], ["guided"], ["guided", "confirmed"]):
-            raise SystemExit(f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed][:loop]")
-        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop)
+            raise SystemExit(
+                f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed][:loop][:every]"
+            )
+        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop, every)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -121,7 +125,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
     spend the encoder's)."""
     from engine.audio.files import load_audio
     from engine.session.final_text import FinalText
-    from engine.stream.finalize import Finalizer
+    from engine.stream.finalize import SURE, Finalizer
 
     def now(job) -> Future:
         future = Future()
@@ -147,6 +151,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         context_s=variant.context_s,
         guided=variant.guided,
         confirmed_guide=variant.confirmed_guide,
+        sure=float("inf") if variant.every else SURE,
     )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
@@ -176,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         "--variant",
         nargs="+",
         default=["ctx20=20:5:pad30"],
-        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop]",
+        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop][:every]",
     )
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)

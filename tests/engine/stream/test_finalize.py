@@ -1,6 +1,6 @@
 """Utterance finalization (engine/stream/finalize.py): a scripted stream whose confirmed words are wrong is corrected
 in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word; a
-confirmed listed word the final pass misspells stays."""
+confirmed listed word the final pass misspells stays; an utterance the rounds were sure of is not decoded again."""
 
 import time
 from concurrent.futures import Future
@@ -19,13 +19,14 @@ from engine.session.events import final_record, word_record
 from engine.session.exporters import to_txt
 from engine.session.journal import SessionJournal, load_session
 from engine.session.words import Word
-from engine.stream.finalize import MAX_UTTERANCE_S, WINDOW_S, Finalizer
+from engine.stream.finalize import MAX_UTTERANCE_S, SURE, WINDOW_S, Finalizer
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
 from engine.stream.runner import run_stream
 from engine.stream.vocabulary import build_vocabulary
 
 TIME_SCALE = 1000.0  # the test audio's samples hold their own stream time / TIME_SCALE
+EVERY = 2.0  # a Finalizer's sure above 1: every utterance is decoded again, however sure its words
 
 
 def ramp(start: float, seconds: float) -> np.ndarray:
@@ -66,7 +67,7 @@ def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_re
     # 80 s of words, 0.4 s long, 0.1 s apart, a wider gap every 3 s; each confirmed a second after it ends
     script = [Word(f"w{k}", k * 0.5, k * 0.5 + 0.4 - (0.15 if k % 6 == 5 else 0.0)) for k in range(160)]
     reader = Reader(script)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
     finals, confirmed = [], 0
     for second in range(80):
         finalizer.add_audio(ramp(second, 1.0))
@@ -88,19 +89,20 @@ def test_a_final_decoding_that_repeats_itself_into_one_instant_at_the_end_keeps_
     said = [Word("he", 1.0, 1.2), Word("might", 1.2, 1.5), Word("even", 1.5, 1.8), Word("himself.", 1.8, 2.4)]
     repeat = [Word(w.text, 2.45, 2.45) for w in said]  # a call's last final pass said its sentence twice
     reader = Reader(said + repeat)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
     finalizer.add_audio(ramp(0.0, 2.6))
     finalizer.add_confirmed([w.confirmed(2.6) for w in said])
     (final,) = finalizer.finish()
     assert [w.text for w in final.words] == ["he", "might", "even", "himself."]
 
 
-def two_utterances() -> tuple[Reader, list]:
-    """Two utterances with a pause between them, finalized one after the other."""
+def two_utterances(sure: float = EVERY, probability: float = 1.0) -> tuple[Reader, list]:
+    """Two utterances with a pause between them, finalized one after the other; the second's last word confirmed
+    with probability."""
     first = [Word("one", 0.5, 0.9), Word("two", 1.0, 1.4)]
-    second = [Word("three", 3.0, 3.4), Word("four", 3.5, 3.9)]
+    second = [Word("three", 3.0, 3.4), Word("four", 3.5, 3.9, probability)]
     reader = Reader(first + second)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=sure)
     finalizer.add_audio(ramp(0.0, 2.0))
     finalizer.add_confirmed([w.confirmed(2.0) for w in first])
     finalizer.pause()
@@ -114,6 +116,16 @@ def test_the_final_text_heard_before_an_utterance_and_its_confirmed_words_are_th
     reader, finals = two_utterances()
     assert reader.windows == [(0.0, 2.0), (0.0, 4.5)]  # the second hears the first as context
     assert reader.references == [reader.text_tokens("one two"), reader.text_tokens("one two three four")]
+    assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
+
+
+@pytest.mark.parametrize("probability", [SURE, SURE - 0.01])
+def test_an_utterance_the_rounds_were_sure_of_is_final_as_confirmed_and_one_with_a_guess_is_decoded_again(probability):
+    reader, finals = two_utterances(SURE, probability)
+    guessed = probability < SURE
+    assert reader.windows == ([(0.0, 4.5)] if guessed else [])  # "one two", every word sure, is never decoded
+    assert reader.references == ([reader.text_tokens("one two three four")] if guessed else [])
+    assert [(f.first, f.count) for f in finals] == [(0, 2), (2, 2)]  # every utterance gets its final record
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
 
 
@@ -135,7 +147,7 @@ def test_a_confirmed_listed_word_the_final_pass_misspells_stays_and_other_words_
     said = [Word(text, 0.5 + k * 0.5, 0.9 + k * 0.5) for k, text in enumerate(FINAL)]
     reader = Reader(said)
     reader.vocabulary = build_vocabulary(listed, tiny_model.tokenizer(None))
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
     finalizer.add_audio(ramp(0.0, 3.5))
     finalizer.add_confirmed([Word(text, w.start, w.end).confirmed(3.5) for text, w in zip(CONFIRMED, said)])
     finalizer.pause()
@@ -145,10 +157,10 @@ def test_a_confirmed_listed_word_the_final_pass_misspells_stays_and_other_words_
 
 
 class Mishearing(FakeTranscriber):
-    """Rounds that hear "Kick the boss shit" (buffer-relative times: the buffer is never trimmed here); the final
-    pass hears what was said."""
+    """Rounds that hear "Kick the boss shit", the last two words guesses (buffer-relative times: the buffer is never
+    trimmed here); the final pass hears what was said."""
 
-    heard = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("boss", 0.9, 1.3), Word("shit.", 1.3, 1.8)]
+    heard = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("boss", 0.9, 1.3, 0.4), Word("shit.", 1.3, 1.8, 0.3)]
     said = [Word("Kick", 0.5, 0.8), Word("the", 0.8, 0.9), Word("ball", 0.9, 1.3), Word("straight.", 1.3, 1.8)]
 
     def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
