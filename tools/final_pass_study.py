@@ -37,8 +37,8 @@ class Variant:
     """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), whether the
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
     utterance's confirmed words (confirmed), whether a decoding that loops ends at the loop (loop: `flow`'s
-    loop stop, its loop_tokens) instead of being decoded again padded to 30 s, and whether every utterance is decoded
-    (every), or only those with a word the rounds were not sure of (Finalizer's sure, the default)."""
+    loop stop, its loop_tokens) instead of being decoded again padded to 30 s, and the smallest probability that makes
+    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: the shipped SURE)."""
 
     name: str
     context_s: float
@@ -47,19 +47,21 @@ class Variant:
     guided: bool = False
     confirmed_guide: bool = False
     loop_stop: bool = False
-    every: bool = False
+    sure: float | None = None
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
         name, _, rest = spec.partition("=")
         context, beam, padding, *flags = rest.split(":")
-        loop, every = "loop" in flags, "every" in flags
-        flags = [f for f in flags if f not in ("loop", "every")]
+        loop = "loop" in flags
+        sure = next((float(f[5:]) for f in flags if f.startswith("sure=")), float("inf") if "every" in flags else None)
+        flags = [f for f in flags if f not in ("loop", "every") and not f.startswith("sure=")]
         if padding not in ("pad30", "hush") or flags not in ([], ["guided"], ["guided", "confirmed"]):
             raise SystemExit(
-                f"--variant {spec}: padding is pad30 or hush, then optionally :guided[:confirmed][:loop][:every]"
+                f"--variant {spec}: padding is pad30 or hush, "
+                "then optionally :guided[:confirmed][:loop][:every|:sure=P]"
             )
-        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop, every)
+        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop, sure)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -151,7 +153,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         context_s=variant.context_s,
         guided=variant.guided,
         confirmed_guide=variant.confirmed_guide,
-        sure=float("inf") if variant.every else SURE,
+        sure=SURE if variant.sure is None else variant.sure,
     )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
@@ -177,11 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", default="../shared/corpus/manifest.tsv")
     p.add_argument("--kind", nargs="+", default=["narrowband", "sentences", "accented", "short", "long_derived"])
     p.add_argument("--step", type=int, default=1, help="every STEP-th file of each kind")
+    p.add_argument("--first", type=int, default=0, help="starting from each kind's FIRST-th file (0: its first)")
     p.add_argument(
         "--variant",
         nargs="+",
         default=["ctx20=20:5:pad30"],
-        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop][:every]",
+        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop][:every|:sure=P]",
     )
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)
@@ -192,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
 
     variants = [Variant.parse(v) for v in args.variant]
     entries = [
-        e for kind in args.kind for e in [e for e in load_manifest(args.manifest) if e.kind == kind][:: args.step]
+        e
+        for kind in args.kind
+        for e in [e for e in load_manifest(args.manifest) if e.kind == kind][args.first :: args.step]
     ]
     loaded = load_model("tiny.en")
     out = Path(args.out)

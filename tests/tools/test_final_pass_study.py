@@ -8,8 +8,9 @@ from tools.final_pass_study import Variant, main
 
 def test_a_variant_is_named_context_beam_and_padding():
     assert Variant.parse("wide=20:1:hush") == Variant("wide", 20.0, 1, "hush")
-    assert Variant.parse("all=20:5:hush:guided:confirmed:every") == Variant(
-        "all", 20.0, 5, "hush", True, True, every=True
+    assert Variant.parse("all=20:5:hush:guided:confirmed:every").sure == float("inf")
+    assert Variant.parse("half=20:5:hush:guided:confirmed:sure=0.5") == Variant(
+        "half", 20.0, 5, "hush", True, True, sure=0.5
     )
     with pytest.raises(SystemExit):
         Variant.parse("odd=20:1:none")
