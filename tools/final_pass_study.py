@@ -38,7 +38,7 @@ class Variant:
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
     utterance's confirmed words (confirmed), whether a decoding that loops ends at the loop (loop: `flow`'s
     loop stop, its loop_tokens) instead of being decoded again padded to 30 s, and the smallest probability that makes
-    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: the shipped SURE)."""
+    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: `flow`'s final_sure)."""
 
     name: str
     context_s: float
@@ -127,7 +127,8 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
     spend the encoder's)."""
     from engine.audio.files import load_audio
     from engine.session.final_text import FinalText
-    from engine.stream.finalize import SURE, Finalizer
+    from engine.stream.finalize import Finalizer
+    from engine.stream.policies import POLICIES
 
     def now(job) -> Future:
         future = Future()
@@ -153,7 +154,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         context_s=variant.context_s,
         guided=variant.guided,
         confirmed_guide=variant.confirmed_guide,
-        sure=SURE if variant.sure is None else variant.sure,
+        sure=POLICIES["flow"]["final_sure"] if variant.sure is None else variant.sure,
     )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()

@@ -41,6 +41,7 @@ class StreamConfig:
     max_delay_s: float | None = None
     vad: bool | None = None
     finalize: bool | None = None
+    final_sure: float | None = None
     hush: bool | None = None
     hush_min_s: float | None = None
     beam_size: int | None = None
@@ -159,6 +160,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
         trim_at=config.trim_at,
         finalize=bool(config.finalize),
+        final_sure=1.0 if config.final_sure is None else config.final_sure,
         max_delay_s=config.max_delay_s,
         vad=vad,
     )

@@ -8,8 +8,9 @@ text before that audio, as offline's 30 s windows hear it; the words in the utte
 fast first pass rescored at each endpoint, as in U2's two passes). The final text already heard and the utterance's
 confirmed words guide the beam (beam 1 while the decoding reads them, the full beam where it hears otherwise); a
 confirmed word of the words to know that it replaced by another keeps its place (Vocabulary.keep_listed). An
-utterance whose every confirmed word its round heard as sure (SURE) is final as confirmed: decoding it again cost
-CPU and changed no word that counted. The decoding runs on a worker thread of its own, so the rounds go on.
+utterance whose every confirmed word its round heard as sure (the final_sure setting) is final as confirmed:
+decoding it again cost CPU and changed no word that counted. The decoding runs on a worker thread of its own, so
+the rounds go on.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ WINDOW_S = CHUNK_LENGTH - ROOM_S  # the most audio one final decoding hears, as 
 # long-form file's final text made 27 errors against 18: a nearly full window is read worse)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
-SURE = 0.6  # an utterance whose every confirmed word its round heard with this probability or more is final as
-# confirmed, not decoded again: on the 21-file replay the final pass changed no word of those that counted
-# (docs/bench/finalize, "Utterances the rounds were sure of"), and a quarter of the utterances cost nothing
 
 
 @dataclass(frozen=True)
@@ -93,14 +91,14 @@ class Finalizer:
         context_s: float = CONTEXT_S,
         guided: bool = True,
         confirmed_guide: bool = True,
-        sure: float = SURE,
+        sure: float = 1.0,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended; guided: the final text already heard before
         the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize);
         confirmed_guide: the utterance's confirmed words follow it in the reference, so the decoding re-reads them at
         beam 1 too and widens the beam where it hears otherwise; sure: an utterance whose confirmed words all have
-        this probability or more is not decoded again (above 1: every utterance is)."""
+        this probability or more is not decoded again (1: every utterance is; `flow`'s final_sure setting)."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
@@ -191,7 +189,7 @@ class Finalizer:
         self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
         span = _Span(heard_from, start, end)
-        if not decode or all(w.probability >= self.sure for w in words):
+        if not decode or (self.sure < 1.0 and all(w.probability >= self.sure for w in words)):
             self._jobs.append(self.submit(lambda: self._record(first, len(words), plain(words), paused)))
             return
         self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))

@@ -48,6 +48,8 @@ _FLOW = dict(
     agree_gap_s=0.6,
     unsure_gap_s=1.2,
     finalize=True,
+    final_sure=0.6,  # an utterance the rounds were this sure of is left as confirmed: decoding it again changed no
+    # word that counted and cost a quarter of the final pass's CPU (docs/bench/finalize)
 )
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),

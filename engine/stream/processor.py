@@ -154,10 +154,12 @@ class OnlineProcessor:
         max_delay_s: float = 0.0,
         vad: SpeechDetector | None = None,
         finalize: bool = False,
+        final_sure: float = 1.0,
     ):
         """emission: when words are confirmed; trim_at: one of TRIM_AT; max_delay_s: a word still tentative
         this long after it was first shown is confirmed (0: never); vad: skip silence and confirm at pauses;
-        finalize: decode each utterance again once it ends (engine.stream.finalize, run by the stream loop)."""
+        finalize: decode each utterance again once it ends (engine.stream.finalize, run by the stream loop), but for
+        one whose every confirmed word has final_sure probability or more (1: every one)."""
         self.transcriber = transcriber
         self.buffer_trimming_s = buffer_trimming_s
         self.prompt_chars = prompt_chars
@@ -167,6 +169,7 @@ class OnlineProcessor:
         self.max_delay_s = max_delay_s
         self.vad = vad
         self.finalize = finalize
+        self.final_sure = final_sure
         self.heard_until = 0.0  # the end of the latest round's audio (stream seconds)
         self.held_back = False  # the guard ended the latest round: words at the end of its audio may be unsaid
         self.stats = LoopStats()

@@ -115,7 +115,10 @@ class StreamLoop:
     def attach_finalizer(self, executor: Executor | None) -> None:
         """Final passes run on executor (None: this stream has none)."""
         if executor is not None:
-            self.finalizer = Finalizer(self.processor.transcriber.final_pass(), executor.submit, self.clock)
+            processor = self.processor
+            self.finalizer = Finalizer(
+                processor.transcriber.final_pass(), executor.submit, self.clock, sure=processor.final_sure
+            )
 
     def clock(self) -> float:
         if self.recorded is not None:

@@ -258,6 +258,15 @@ SETTINGS: tuple[Setting, ...] = (
         "confirmed words",
     ),
     Setting(
+        "final_sure",
+        float,
+        "emission",
+        "the final pass leaves as confirmed an utterance whose every word a round heard with this probability or "
+        "more (1: it decodes every utterance)",
+        low=0.0,
+        high=1.0,
+    ),
+    Setting(
         "pipeline",
         bool,
         "runtime",

@@ -19,14 +19,15 @@ from engine.session.events import final_record, word_record
 from engine.session.exporters import to_txt
 from engine.session.journal import SessionJournal, load_session
 from engine.session.words import Word
-from engine.stream.finalize import MAX_UTTERANCE_S, SURE, WINDOW_S, Finalizer
+from engine.stream.finalize import MAX_UTTERANCE_S, WINDOW_S, Finalizer
+from engine.stream.policies import POLICIES
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
 from engine.stream.runner import run_stream
 from engine.stream.vocabulary import build_vocabulary
 
 TIME_SCALE = 1000.0  # the test audio's samples hold their own stream time / TIME_SCALE
-EVERY = 2.0  # a Finalizer's sure above 1: every utterance is decoded again, however sure its words
+SURE = POLICIES["flow"]["final_sure"]  # `flow` leaves an utterance whose every confirmed word is this sure as it is
 
 
 def ramp(start: float, seconds: float) -> np.ndarray:
@@ -67,7 +68,7 @@ def test_speech_without_a_pause_is_finalized_in_pieces_and_no_word_is_lost_or_re
     # 80 s of words, 0.4 s long, 0.1 s apart, a wider gap every 3 s; each confirmed a second after it ends
     script = [Word(f"w{k}", k * 0.5, k * 0.5 + 0.4 - (0.15 if k % 6 == 5 else 0.0)) for k in range(160)]
     reader = Reader(script)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
     finals, confirmed = [], 0
     for second in range(80):
         finalizer.add_audio(ramp(second, 1.0))
@@ -89,14 +90,14 @@ def test_a_final_decoding_that_repeats_itself_into_one_instant_at_the_end_keeps_
     said = [Word("he", 1.0, 1.2), Word("might", 1.2, 1.5), Word("even", 1.5, 1.8), Word("himself.", 1.8, 2.4)]
     repeat = [Word(w.text, 2.45, 2.45) for w in said]  # a call's last final pass said its sentence twice
     reader = Reader(said + repeat)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
     finalizer.add_audio(ramp(0.0, 2.6))
     finalizer.add_confirmed([w.confirmed(2.6) for w in said])
     (final,) = finalizer.finish()
     assert [w.text for w in final.words] == ["he", "might", "even", "himself."]
 
 
-def two_utterances(sure: float = EVERY, probability: float = 1.0) -> tuple[Reader, list]:
+def two_utterances(sure: float = 1.0, probability: float = 1.0) -> tuple[Reader, list]:
     """Two utterances with a pause between them, finalized one after the other; the second's last word confirmed
     with probability."""
     first = [Word("one", 0.5, 0.9), Word("two", 1.0, 1.4)]
@@ -147,7 +148,7 @@ def test_a_confirmed_listed_word_the_final_pass_misspells_stays_and_other_words_
     said = [Word(text, 0.5 + k * 0.5, 0.9 + k * 0.5) for k, text in enumerate(FINAL)]
     reader = Reader(said)
     reader.vocabulary = build_vocabulary(listed, tiny_model.tokenizer(None))
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=EVERY)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0)
     finalizer.add_audio(ramp(0.0, 3.5))
     finalizer.add_confirmed([Word(text, w.start, w.end).confirmed(3.5) for text, w in zip(CONFIRMED, said)])
     finalizer.pause()
@@ -170,10 +171,11 @@ class Mishearing(FakeTranscriber):
         return Reader(self.said)
 
 
-def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_export(tmp_path):
+@pytest.mark.parametrize("final_sure", [1.0, SURE])  # every utterance decoded again; those with a guess (`flow`)
+def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_export(tmp_path, final_sure):
     clip = tmp_path / "call.wav"
     sf.write(clip, ramp(0.0, 3.0), SAMPLE_RATE, subtype="FLOAT")
-    processor = OnlineProcessor(Mishearing(), min_chunk_s=0.5, finalize=True)
+    processor = OnlineProcessor(Mishearing(), min_chunk_s=0.5, finalize=True, final_sure=final_sure)
     records = []
     with SessionJournal.start(tmp_path, "call.wav", "scripted") as journal:
 
