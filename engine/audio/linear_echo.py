@@ -12,6 +12,10 @@ Where you talk over Them, your voice is the filter's error and would pull it off
 (as in Speex's and WebRTC's cancellers), a background one that adapts every frame and a foreground one whose
 estimate is subtracted; the background is copied to the foreground where it removes more, and back where it has
 drifted far off.
+
+It has learnt the echo path (learnt) once it removes LEARNT_DB of your microphone's energy where Them is heard,
+measured over about a second: 5.3-5.6 s into the call fixture's calls. From then on, where what it leaves is louder
+than the echo it took away, that is your voice, and the canceller keeps it from AEC3's suppression.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ REGULARIZE = 1e-2  # added to each frequency's power, as a share of the mean pow
 SMOOTH = 0.8  # the filters' error energies are smoothed over frames by this factor
 BETTER = 0.8  # the background filter is copied to the foreground where its error energy is this share or less
 DRIFTED = 8.0  # and the foreground to the background where the background's error is this many times larger
+LEARNT_SMOOTH = 0.99  # the echo removed is measured over about a second of Them's sound (100 frames)
+LEARNT_DB = 10.0  # the filter has learnt the echo path once it removes this much (the fixture: 5.3-5.6 s into a call)
 
 
 class LinearEchoFilter:
@@ -39,6 +45,8 @@ class LinearEchoFilter:
         self._foreground = np.zeros_like(self._spectra)
         self._far_before = np.zeros(block)
         self._background_error = self._foreground_error = 1e-9
+        self._heard_near = self._heard_left = 1e-9  # your microphone's energy and what the filter left, Them heard
+        self.learnt = False  # once it has removed LEARNT_DB of the echo; for good (the two filters track changes)
 
     def _estimate(self, weights: np.ndarray) -> np.ndarray:
         return np.fft.irfft((weights * self._spectra).sum(axis=0), 2 * self.block)[self.block :]
@@ -56,6 +64,9 @@ class LinearEchoFilter:
         self._background_error = SMOOTH * self._background_error + (1 - SMOOTH) * float(background @ background)
         self._foreground_error = SMOOTH * self._foreground_error + (1 - SMOOTH) * float(foreground @ foreground)
         if far_heard:
+            self._heard_near = LEARNT_SMOOTH * self._heard_near + (1 - LEARNT_SMOOTH) * float(near @ near)
+            self._heard_left = LEARNT_SMOOTH * self._heard_left + (1 - LEARNT_SMOOTH) * float(foreground @ foreground)
+            self.learnt = self.learnt or self._heard_near >= 10 ** (LEARNT_DB / 10) * self._heard_left
             if self._background_error <= BETTER * self._foreground_error:
                 self._foreground = self._background.copy()
                 self._foreground_error = self._background_error

@@ -2,8 +2,10 @@
 
 import numpy as np
 import pytest
+from testdata import DATA
 
 from engine.audio.echo_canceller import (
+    AEC3_DELAY,
     ECHO_TAIL_FRAMES,
     FAR_FLOOR,
     FRAME,
@@ -12,9 +14,10 @@ from engine.audio.echo_canceller import (
     EchoCanceller,
     SharedReference,
 )
-from engine.audio.files import SAMPLE_RATE
+from engine.audio.files import SAMPLE_RATE, load_audio
 from engine.audio.sources import AudioSource, FileSource
 from engine.errors import DeviceError
+from tools.call.fixture import room_response
 
 
 def _drain(source: AudioSource, block: int) -> np.ndarray:
@@ -148,3 +151,26 @@ def test_their_device_failing_ends_their_stream_only():
     assert len(stream.read()) == 800
     with pytest.raises(DeviceError, match="lost"):
         stream.read()
+
+
+def test_your_voice_over_theirs_keeps_its_level_once_the_linear_filter_has_learnt_the_echo():
+    """AEC3 takes your words' onsets down where you talk over Them (10-18 dB for 40-80 ms); once the linear filter
+    removes LEARNT_DB of the echo, frames where its output is louder than the echo it took away are yours."""
+    them = np.concatenate([load_audio(DATA / "LJ001-0003.wav"), load_audio(DATA / "LJ001-0004.wav")])
+    rng = np.random.default_rng(0)
+    echo = np.convolve(them, room_response(rng))[: len(them)] * 10 ** (-10 / 20)
+    echo = np.concatenate([np.zeros(int(0.08 * SAMPLE_RATE)), echo])[: len(them)]
+    you = load_audio(DATA / "acoustic_corpus_10s.wav")[: 3 * SAMPLE_RATE]
+    mine = rng.standard_normal(len(them)) * 0.002  # the microphone's noise
+    at = len(them) - len(you) - SAMPLE_RATE  # you talk over Them's last seconds, ten seconds into the call
+    mine[at : at + len(you)] += you
+    n = len(them) // FRAME * FRAME
+    out = EchoCanceller().cancel((mine + echo)[:n].astype(np.float32), them[:n])
+    late = out[AEC3_DELAY:]  # AEC3's output is late; the canceller's is, wherever it cancels
+    frames = np.arange(at, at + len(you) - FRAME, FRAME)
+    level = np.array([[_level_db(x[i : i + FRAME], [(0, FRAME / SAMPLE_RATE)]) for i in frames] for x in (mine, late)])
+    voiced = level[0] > -45
+    assert voiced.sum() > 100
+    loss = level[0][voiced] - level[1][voiced]
+    assert np.median(loss) < 0.5  # AEC3's output throughout: 2.8 dB
+    assert np.percentile(loss, 90) < 6  # and 34 dB

@@ -54,3 +54,16 @@ def test_without_their_audio_your_microphone_passes_as_it_came():
     you = load_audio(DATA / "acoustic_corpus_10s.wav")[: 2 * SAMPLE_RATE]
     out = _filtered(np.zeros_like(you), you)
     np.testing.assert_allclose(out, you[: len(out)], atol=1e-6)
+
+
+def test_the_filter_has_learnt_the_echo_path_once_it_removes_learnt_db_of_it():
+    them = load_audio(DATA / "LJ001-0003.wav")
+    echo = _room(them) + np.random.default_rng(0).standard_normal(len(them)).astype(np.float32) * 0.002
+    f = LinearEchoFilter(FRAME)
+    learnt = []
+    for i in range(0, len(them) // FRAME * FRAME, FRAME):
+        f.subtract(them[i : i + FRAME], echo[i : i + FRAME], np.sqrt(np.mean(them[i : i + FRAME] ** 2)) >= FAR_FLOOR)
+        learnt.append(f.learnt)
+    first = learnt.index(True) * FRAME / SAMPLE_RATE
+    assert 1.0 < first < 7.0  # 5.35 s: not before it has heard Them for a while, and for good once it has
+    assert all(learnt[learnt.index(True) :])
