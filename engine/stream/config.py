@@ -160,7 +160,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
         trim_at=config.trim_at,
         finalize=bool(config.finalize),
-        final_sure=1.0 if config.final_sure is None else config.final_sure,
+        final_sure=config.final_sure,
         max_delay_s=config.max_delay_s,
         vad=vad,
     )

@@ -26,6 +26,7 @@ _WHISPER_STREAMING = dict(
     guard_frames=0,
     loop_tokens=0,
     finalize=False,
+    final_sure=1.0,
 )
 _FLOW = dict(
     _WHISPER_STREAMING,
