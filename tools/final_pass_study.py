@@ -37,8 +37,10 @@ class Variant:
     """A final pass: seconds of context before the utterance, beam size, padding (pad30 or hush), whether the
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
     utterance's confirmed words (confirmed), whether a decoding that loops ends at the loop (loop: `flow`'s
-    loop stop, its loop_tokens) instead of being decoded again padded to 30 s, and the smallest probability that makes
-    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: `flow`'s final_sure)."""
+    loop stop, its loop_tokens) instead of being decoded again padded to 30 s, the smallest probability that makes
+    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: `flow`'s final_sure),
+    and the seconds of speech outside the confirmed words that make a sure utterance decoded all the same
+    (Finalizer's uncovered_s; uncovered=S, inf: never; None: `flow`'s final_uncovered_s)."""
 
     name: str
     context_s: float
@@ -48,6 +50,7 @@ class Variant:
     confirmed_guide: bool = False
     loop_stop: bool = False
     sure: float | None = None
+    uncovered: float | None = None
 
     @classmethod
     def parse(cls, spec: str) -> Variant:
@@ -55,13 +58,14 @@ class Variant:
         context, beam, padding, *flags = rest.split(":")
         loop = "loop" in flags
         sure = next((float(f[5:]) for f in flags if f.startswith("sure=")), float("inf") if "every" in flags else None)
-        flags = [f for f in flags if f not in ("loop", "every") and not f.startswith("sure=")]
+        uncovered = next((float(f[10:]) for f in flags if f.startswith("uncovered=")), None)
+        flags = [f for f in flags if f not in ("loop", "every") and not f.startswith(("sure=", "uncovered="))]
         if padding not in ("pad30", "hush") or flags not in ([], ["guided"], ["guided", "confirmed"]):
             raise SystemExit(
                 f"--variant {spec}: padding is pad30 or hush, "
-                "then optionally :guided[:confirmed][:loop][:every|:sure=P]"
+                "then optionally :guided[:confirmed][:loop][:every|:sure=P][:uncovered=S]"
             )
-        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop, sure)
+        return cls(name, float(context), int(beam), padding, bool(flags), len(flags) == 2, loop, sure, uncovered)
 
 
 def record(loaded, path: Path) -> Recording:
@@ -126,6 +130,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
     seconds (wall) its encoder, decoder and word timing took (a pass that reused a round's encoder output would not
     spend the encoder's)."""
     from engine.audio.files import load_audio
+    from engine.audio.vad import SpeechDetector
     from engine.session.final_text import FinalText
     from engine.stream.finalize import Finalizer
     from engine.stream.policies import POLICIES
@@ -147,6 +152,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         return result
 
     transcriber.transcribe = timed
+    detector = SpeechDetector()
     finalizer = Finalizer(
         transcriber,
         now,
@@ -155,11 +161,16 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         guided=variant.guided,
         confirmed_guide=variant.confirmed_guide,
         sure=POLICIES["flow"]["final_sure"] if variant.sure is None else variant.sure,
+        detector=detector,
+        uncovered_s=POLICIES["flow"]["final_uncovered_s"] if variant.uncovered is None else variant.uncovered,
     )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()
     for call in rec.calls:
         if call[0] == "audio":
+            heard = time.process_time()  # the stream's detector runs anyway: not the final pass's cost
+            detector.accept(audio[position : position + call[1]])
+            cpu += time.process_time() - heard
             finalizer.add_audio(audio[position : position + call[1]])
             position += call[1]
         elif call[0] == "confirmed":
@@ -185,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "--variant",
         nargs="+",
         default=["ctx20=20:5:pad30"],
-        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop][:every|:sure=P]",
+        metavar="NAME=CONTEXT_S:BEAM:PADDING[:guided[:confirmed]][:loop][:every|:sure=P][:uncovered=S]",
     )
     p.add_argument("--out", default="bench-results/final-pass-study", help="recordings are kept here and reused")
     args = p.parse_args(argv)

@@ -31,6 +31,7 @@ BETTER = 0.8  # the background filter is copied to the foreground where its erro
 DRIFTED = 8.0  # and the foreground to the background where the background's error is this many times larger
 LEARNT_SMOOTH = 0.99  # the echo removed is measured over about a second of Them's sound (100 frames)
 LEARNT_DB = 10.0  # the filter has learnt the echo path once it removes this much (the fixture: 5.3-5.6 s into a call)
+LEARNT_RATIO = 10 ** (LEARNT_DB / 10)  # the same as a ratio of energies
 
 
 class LinearEchoFilter:
@@ -66,7 +67,7 @@ class LinearEchoFilter:
         if far_heard:
             self._heard_near = LEARNT_SMOOTH * self._heard_near + (1 - LEARNT_SMOOTH) * float(near @ near)
             self._heard_left = LEARNT_SMOOTH * self._heard_left + (1 - LEARNT_SMOOTH) * float(foreground @ foreground)
-            self.learnt = self.learnt or self._heard_near >= 10 ** (LEARNT_DB / 10) * self._heard_left
+            self.learnt = self.learnt or self._heard_near >= LEARNT_RATIO * self._heard_left
             if self._background_error <= BETTER * self._foreground_error:
                 self._foreground = self._background.copy()
                 self._foreground_error = self._background_error

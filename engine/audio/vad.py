@@ -103,14 +103,19 @@ class SpeechDetector:
         """Whether any speech ended after time (stream seconds)."""
         return self.voice_end is not None and self.voice_end > time
 
-    def speech_between(self, start: float, end: float) -> float:
-        """Seconds of speech between start and end (stream seconds)."""
-        total = 0.0
+    def runs_between(self, start: float, end: float) -> list[tuple[float, float]]:
+        """The runs of speech between start and end, cut to them, in order (stream seconds)."""
+        runs = []
         for a, b in reversed(self.runs):
             if b <= start:
                 break
-            total += max(0.0, min(b, end) - max(a, start))
-        return total
+            if min(b, end) > max(a, start):
+                runs.append((max(a, start), min(b, end)))
+        return runs[::-1]
+
+    def speech_between(self, start: float, end: float) -> float:
+        """Seconds of speech between start and end (stream seconds)."""
+        return sum(b - a for a, b in self.runs_between(start, end))
 
     def last_speech_from(self, end: float, seconds: float) -> float | None:
         """Where the last `seconds` of speech before end begin (stream seconds); None when less was heard."""

@@ -42,6 +42,7 @@ class StreamConfig:
     vad: bool | None = None
     finalize: bool | None = None
     final_sure: float | None = None
+    final_uncovered_s: float | None = None
     hush: bool | None = None
     hush_min_s: float | None = None
     beam_size: int | None = None
@@ -161,6 +162,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         trim_at=config.trim_at,
         finalize=bool(config.finalize),
         final_sure=config.final_sure,
+        final_uncovered_s=config.final_uncovered_s,
         max_delay_s=config.max_delay_s,
         vad=vad,
     )

@@ -9,8 +9,9 @@ fast first pass rescored at each endpoint, as in U2's two passes). The final tex
 confirmed words guide the beam (beam 1 while the decoding reads them, the full beam where it hears otherwise); a
 confirmed word of the words to know that it replaced by another keeps its place (Vocabulary.keep_listed). An
 utterance whose every confirmed word its round heard as sure (the final_sure setting) is final as confirmed:
-decoding it again cost CPU and changed no word that counted. The decoding runs on a worker thread of its own, so
-the rounds go on.
+decoding it again cost CPU and changed no word that counted; unless its confirmed words leave out speech the
+voice-activity detector heard (the rounds never confirmed a word there, so no guess of theirs shows it). The
+decoding runs on a worker thread of its own, so the rounds go on.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 from mlx_whisper.audio import CHUNK_LENGTH
 
 from engine.audio.files import SAMPLE_RATE
+from engine.audio.vad import SpeechDetector
 from engine.session.events import FinalEvent, WordEvent
 from engine.session.words import Word
 from engine.stream.emission import without_squeezed
@@ -44,6 +46,7 @@ WINDOW_S = CHUNK_LENGTH - ROOM_S  # the most audio one final decoding hears, as 
 # long-form file's final text made 27 errors against 18: a nearly full window is read worse)
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
+COVER_S = 0.2  # a confirmed word covers the speech this close to it (its times are a round's alignment)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,18 @@ class _Utterance:
 def plain(words: list[WordEvent]) -> list[Word]:
     """Confirmed words as words of a final text (without when they were confirmed)."""
     return [Word(w.text, w.start, w.end, w.probability) for w in words]
+
+
+def uncovered(runs: list[tuple[float, float]], words: list[WordEvent]) -> float:
+    """Seconds of the runs of speech that no word covers (each word widened by COVER_S on either side)."""
+    spans: list[list[float]] = []
+    for w in sorted(words, key=lambda w: w.start):
+        if spans and w.start - COVER_S <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], w.end + COVER_S)
+        else:
+            spans.append([w.start - COVER_S, w.end + COVER_S])
+    covered = sum(max(0.0, min(b, d) - max(a, c)) for a, b in runs for c, d in spans)
+    return sum(b - a for a, b in runs) - covered
 
 
 def accepted(final: list[Word], confirmed: list[WordEvent]) -> bool:
@@ -92,13 +107,17 @@ class Finalizer:
         guided: bool = True,
         confirmed_guide: bool = True,
         sure: float = 1.0,
+        detector: SpeechDetector | None = None,
+        uncovered_s: float = 0.0,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended; guided: the final text already heard before
         the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize);
         confirmed_guide: the utterance's confirmed words follow it in the reference, so the decoding re-reads them at
         beam 1 too and widens the beam where it hears otherwise; sure: an utterance whose confirmed words all have
-        this probability or more is not decoded again (1: every utterance is; `flow`'s final_sure setting)."""
+        this probability or more is not decoded again (1: every utterance is; `flow`'s final_sure setting), unless
+        detector (the stream's voice-activity detector, fed the same audio first) heard uncovered_s of speech in its
+        audio that they do not cover (`flow`'s final_uncovered_s)."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
@@ -107,6 +126,8 @@ class Finalizer:
         self.guided = guided
         self.confirmed_guide = confirmed_guide
         self.sure = sure
+        self.detector = detector
+        self.uncovered_s = uncovered_s
         self.audio = np.zeros(0, np.float32)
         self.audio_start = 0.0  # stream seconds of self.audio[0]
         self.utterance_start = 0.0  # where the last utterance ended (stream seconds)
@@ -189,10 +210,17 @@ class Finalizer:
         self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
         span = _Span(heard_from, start, end)
-        if not decode or (self.sure < 1.0 and all(w.probability >= self.sure for w in words)):
+        if not decode or self._sure(words, start, end):
             self._jobs.append(self.submit(lambda: self._record(first, len(words), plain(words), paused)))
             return
         self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))
+
+    def _sure(self, words: list[WordEvent], start: float, end: float) -> bool:
+        """Whether the rounds were sure of an utterance (its audio from start to end): every confirmed word is sure,
+        and they cover the speech the detector heard there."""
+        if self.sure >= 1.0 or any(w.probability < self.sure for w in words):
+            return False
+        return self.detector is None or uncovered(self.detector.runs_between(start, end), words) < self.uncovered_s
 
     def _sample(self, time: float) -> int:
         """The index in self.audio of a stream time."""

@@ -27,6 +27,7 @@ _WHISPER_STREAMING = dict(
     loop_tokens=0,
     finalize=False,
     final_sure=1.0,
+    final_uncovered_s=0.0,
 )
 _FLOW = dict(
     _WHISPER_STREAMING,
@@ -51,6 +52,8 @@ _FLOW = dict(
     finalize=True,
     final_sure=0.6,  # an utterance the rounds were this sure of is left as confirmed: decoding it again changed no
     # word that counted and cost a quarter of the final pass's CPU (docs/bench/finalize)
+    final_uncovered_s=0.2,  # … unless this much of the speech in it is outside its confirmed words: the rounds missed
+    # words there, and none of their guesses shows it (docs/bench/finalize)
 )
 POLICIES: dict[str, dict] = {
     "baseline": dict(_WHISPER_STREAMING, beam_size=5, beam_pruning=False, verify=False, pipeline=False),

@@ -155,11 +155,13 @@ class OnlineProcessor:
         vad: SpeechDetector | None = None,
         finalize: bool = False,
         final_sure: float = 1.0,
+        final_uncovered_s: float = 0.0,
     ):
         """emission: when words are confirmed; trim_at: one of TRIM_AT; max_delay_s: a word still tentative
         this long after it was first shown is confirmed (0: never); vad: skip silence and confirm at pauses;
         finalize: decode each utterance again once it ends (engine.stream.finalize, run by the stream loop), but for
-        one whose every confirmed word has final_sure probability or more (1: every one)."""
+        one whose every confirmed word has final_sure probability or more (1: every one) and that has less than
+        final_uncovered_s of speech outside them."""
         self.transcriber = transcriber
         self.buffer_trimming_s = buffer_trimming_s
         self.prompt_chars = prompt_chars
@@ -170,6 +172,7 @@ class OnlineProcessor:
         self.vad = vad
         self.finalize = finalize
         self.final_sure = final_sure
+        self.final_uncovered_s = final_uncovered_s
         self.heard_until = 0.0  # the end of the latest round's audio (stream seconds)
         self.held_back = False  # the guard ended the latest round: words at the end of its audio may be unsaid
         self.stats = LoopStats()

@@ -117,7 +117,12 @@ class StreamLoop:
         if executor is not None:
             processor = self.processor
             self.finalizer = Finalizer(
-                processor.transcriber.final_pass(), executor.submit, self.clock, sure=processor.final_sure
+                processor.transcriber.final_pass(),
+                executor.submit,
+                self.clock,
+                sure=processor.final_sure,
+                detector=processor.vad,
+                uncovered_s=processor.final_uncovered_s,
             )
 
     def clock(self) -> float:

@@ -12,6 +12,9 @@ def test_a_variant_is_named_context_beam_and_padding():
     assert Variant.parse("half=20:5:hush:guided:confirmed:sure=0.5") == Variant(
         "half", 20.0, 5, "hush", True, True, sure=0.5
     )
+    assert Variant.parse("cover=20:5:hush:guided:confirmed:sure=0.6:uncovered=0.3") == Variant(
+        "cover", 20.0, 5, "hush", True, True, sure=0.6, uncovered=0.3
+    )
     with pytest.raises(SystemExit):
         Variant.parse("odd=20:1:none")
 

@@ -1,6 +1,7 @@
 """Utterance finalization (engine/stream/finalize.py): a scripted stream whose confirmed words are wrong is corrected
 in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word; a
-confirmed listed word the final pass misspells stays; an utterance the rounds were sure of is not decoded again."""
+confirmed listed word the final pass misspells stays; an utterance the rounds were sure of is not decoded again,
+unless its words leave out speech the detector heard."""
 
 import time
 from concurrent.futures import Future
@@ -28,6 +29,7 @@ from engine.stream.vocabulary import build_vocabulary
 
 TIME_SCALE = 1000.0  # the test audio's samples hold their own stream time / TIME_SCALE
 SURE = POLICIES["flow"]["final_sure"]  # `flow` leaves an utterance whose every confirmed word is this sure as it is
+UNCOVERED = POLICIES["flow"]["final_uncovered_s"]  # … while its words cover all but this much of the speech in it
 
 
 def ramp(start: float, seconds: float) -> np.ndarray:
@@ -128,6 +130,29 @@ def test_an_utterance_the_rounds_were_sure_of_is_final_as_confirmed_and_one_with
     assert reader.references == ([reader.text_tokens("one two three four")] if guessed else [])
     assert [(f.first, f.count) for f in finals] == [(0, 2), (2, 2)]  # every utterance gets its final record
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
+
+
+@pytest.mark.parametrize("missed", [False, True])
+def test_a_sure_utterance_whose_words_leave_out_speech_the_detector_heard_is_decoded_again(missed):
+    # a sentence between silences, heard by the real detector; a word every 0.5 s across the speech it heard, all
+    # sure; the rounds confirmed every one, or missed those of its last second (as "and garbage" in a telephone call)
+    speech = load_audio(DATA / "LJ001-0008.wav")
+    silence = np.zeros(SAMPLE_RATE // 2, np.float32)
+    detector = SpeechDetector()
+    detector.accept(np.concatenate([silence, speech, silence, silence]))
+    runs = detector.runs_between(0.0, np.inf)
+    start, end = runs[0][0], runs[-1][1]
+    script = [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
+    confirmed = [w for w in script if not missed or w.end < end - 1.0]
+    reader = Reader(script)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=SURE, detector=detector, uncovered_s=UNCOVERED)
+    total = detector.decided_until
+    finalizer.add_audio(ramp(0.0, total))  # the finalizer's audio is the ramp its Reader reads the times off
+    finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
+    finalizer.pause()
+    (final,) = finalizer.finish()
+    assert reader.windows == ([(0.0, total)] if missed else [])
+    assert [w.text for w in final.words] == [w.text for w in script]  # the missed words are back
 
 
 CONFIRMED = ["printed", "by", "Schoeffer", "at", "Maintz,"]  # the rounds, prompted with the names, had them right
