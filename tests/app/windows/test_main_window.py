@@ -74,7 +74,7 @@ def test_a_file_session_started_and_exported_from_the_window_has_subtitles_timed
 def test_a_call_from_files_shows_each_turns_side_and_exports_labelled_txt_srt_and_vtt(qtbot, wf, tmp_path: Path):
     window = wf.window
     you, them = clip_start("acoustic_corpus_10s.wav", ACOUSTIC_FIRST_SENTENCE_S, tmp_path), DATA / "LJ001-0008.wav"
-    with qtbot.waitSignal(window.controller.session_ended, timeout=120000):
+    with qtbot.waitSignal(window.controller.session_ended, timeout=240000):  # 70 s on a slow host, 120+ shared
         window.controller.start(
             "Call", lambda: CallSources(open_side(str(you), "fast"), open_side(str(them), "fast")), "fast"
         )
