@@ -270,7 +270,7 @@ SETTINGS: tuple[Setting, ...] = (
         "final_uncovered_s",
         float,
         "emission",
-        "an utterance whose words are all that sure is decoded all the same where this much of the speech the "
+        "an utterance whose words all reach --final-sure is decoded all the same where this much of the speech the "
         "voice-activity detector heard in it lies outside its confirmed words (the rounds missed words there)",
         low=0.0,
         high=30.0,
