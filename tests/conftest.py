@@ -11,6 +11,15 @@ from engine.runtime.startup import prepare  # noqa: E402
 prepare()  # OpenBLAS before any test module imports MLX
 
 
+def pytest_configure(config):
+    """Before the workers start (pytest-xdist), convert tiny.en into the model cache once, so that no two workers
+    convert it at the same time on a fresh machine."""
+    if not hasattr(config, "workerinput"):
+        from engine.model.store import prepare_model
+
+        prepare_model("tiny.en")
+
+
 @pytest.fixture(scope="session")
 def tiny_model():
     from engine.model.whisper_model import load_model

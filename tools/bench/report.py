@@ -240,7 +240,8 @@ def markdown(summary: dict) -> str:
     lines += [f"Note: {n}." for n in summary.get("notes", [])]
     machine = meta.get("machine", {})
     if machine:
-        lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}.")
+        blas = f", {machine['blas']}" if machine.get("blas") else ""
+        lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}{blas}.")
     return "\n".join(lines) + "\n"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.errors import WhisperFlowError
+from engine.runtime.blas import loaded_blas
 from engine.scoring.wer import wer_counts
 from tools.bench.configs import BenchConfig
 from tools.bench.final_score import final_events, score_finals
@@ -75,6 +76,7 @@ def meta_record(plan: BenchPlan) -> dict:
             "processor": platform.processor() or platform.machine(),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            "blas": loaded_blas(),
         },
     }
 
