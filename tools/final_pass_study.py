@@ -38,9 +38,9 @@ class Variant:
     final text already heard guides the decoding through the context (Finalizer's guided) and then through the
     utterance's confirmed words (confirmed), whether a decoding that loops ends at the loop (loop: `flow`'s
     loop stop, its loop_tokens) instead of being decoded again padded to 30 s, the smallest probability that makes
-    a confirmed word sure (Finalizer's sure; sure=P, or every: every utterance decoded; None: `flow`'s final_sure),
+    a confirmed word sure (FinalPolicy's sure; sure=P, or every: every utterance decoded; None: `flow`'s final_sure),
     and the seconds of speech outside the confirmed words that make a sure utterance decoded all the same
-    (Finalizer's uncovered_s; uncovered=S, inf: never; None: `flow`'s final_uncovered_s)."""
+    (FinalPolicy's uncovered_s; uncovered=S, inf: never; None: `flow`'s final_uncovered_s)."""
 
     name: str
     context_s: float
@@ -132,7 +132,7 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
     from engine.audio.files import load_audio
     from engine.audio.vad import SpeechDetector
     from engine.session.final_text import FinalText
-    from engine.stream.finalize import Finalizer
+    from engine.stream.finalize import Finalizer, FinalPolicy
     from engine.stream.policies import POLICIES
 
     def now(job) -> Future:
@@ -160,9 +160,11 @@ def replay(loaded, path: Path, rec: Recording, variant: Variant) -> tuple[str, f
         context_s=variant.context_s,
         guided=variant.guided,
         confirmed_guide=variant.confirmed_guide,
-        sure=POLICIES["flow"]["final_sure"] if variant.sure is None else variant.sure,
+        policy=FinalPolicy(
+            POLICIES["flow"]["final_sure"] if variant.sure is None else variant.sure,
+            POLICIES["flow"]["final_uncovered_s"] if variant.uncovered is None else variant.uncovered,
+        ),
         detector=detector,
-        uncovered_s=POLICIES["flow"]["final_uncovered_s"] if variant.uncovered is None else variant.uncovered,
     )
     text, position, finals = FinalText(), 0, []
     cpu = time.process_time()

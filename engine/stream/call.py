@@ -119,7 +119,7 @@ def run_call(
             loop.started()
         if on_started:
             on_started()
-        executor = final_pass_executor() if any(s.processor.finalize for s in sides) else None
+        executor = final_pass_executor() if any(s.processor.final_policy for s in sides) else None
         for loop in loops.values():
             loop.attach_finalizer(executor)
         try:

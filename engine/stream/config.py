@@ -11,6 +11,7 @@ from engine.model.whisper_model import LoadedModel
 from engine.runtime.blas import set_blas_threads
 from engine.runtime.mlx_thread import gpu_available
 from engine.stream.emission import Emission
+from engine.stream.finalize import FinalPolicy
 from engine.stream.policies import DEFAULT_POLICY, POLICIES
 from engine.stream.processor import OnlineProcessor
 from engine.stream.profiles import Allocation, load_profile
@@ -160,9 +161,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         min_chunk_s=config.min_chunk_s,
         emission=Emission(config.emit, config.emit_margin_s, config.agree_gap_s, config.unsure_gap_s),
         trim_at=config.trim_at,
-        finalize=bool(config.finalize),
-        final_sure=config.final_sure,
-        final_uncovered_s=config.final_uncovered_s,
+        final_policy=FinalPolicy(config.final_sure, config.final_uncovered_s) if config.finalize else None,
         max_delay_s=config.max_delay_s,
         vad=vad,
     )

@@ -50,6 +50,16 @@ COVER_S = 0.2  # a confirmed word covers the speech this close to it (its times 
 
 
 @dataclass(frozen=True)
+class FinalPolicy:
+    """Which ended utterances are decoded again (`flow`'s final_sure and final_uncovered_s settings): every one but
+    those whose every confirmed word has probability sure or more (1: none is spared) and whose words leave less than
+    uncovered_s of the speech the voice-activity detector heard in them uncovered."""
+
+    sure: float = 1.0
+    uncovered_s: float = 0.0
+
+
+@dataclass(frozen=True)
 class _Span:
     """The audio of one final decoding (stream seconds): heard from heard_from, its words kept from start to end."""
 
@@ -106,18 +116,15 @@ class Finalizer:
         context_s: float = CONTEXT_S,
         guided: bool = True,
         confirmed_guide: bool = True,
-        sure: float = 1.0,
+        policy: FinalPolicy = FinalPolicy(),
         detector: SpeechDetector | None = None,
-        uncovered_s: float = 0.0,
     ):
         """transcriber: the final pass's (the stream transcriber's final_pass()); submit: runs a job on the worker
         thread; clock: the stream clock, for when an utterance ended; guided: the final text already heard before
         the utterance is the decoding's reference there (read at beam 1, checked in one pass; docs/bench/finalize);
         confirmed_guide: the utterance's confirmed words follow it in the reference, so the decoding re-reads them at
-        beam 1 too and widens the beam where it hears otherwise; sure: an utterance whose confirmed words all have
-        this probability or more is not decoded again (1: every utterance is; `flow`'s final_sure setting), unless
-        detector (the stream's voice-activity detector, fed the same audio first) heard uncovered_s of speech in its
-        audio that they do not cover (`flow`'s final_uncovered_s)."""
+        beam 1 too and widens the beam where it hears otherwise; policy: which utterances are decoded again, the
+        speech in them as detector (the stream's voice-activity detector, fed the same audio first) heard it."""
         self.transcriber = transcriber
         self.submit = submit
         self.clock = clock
@@ -125,9 +132,8 @@ class Finalizer:
         self.context_s = context_s
         self.guided = guided
         self.confirmed_guide = confirmed_guide
-        self.sure = sure
+        self.policy = policy
         self.detector = detector
-        self.uncovered_s = uncovered_s
         self.audio = np.zeros(0, np.float32)
         self.audio_start = 0.0  # stream seconds of self.audio[0]
         self.utterance_start = 0.0  # where the last utterance ended (stream seconds)
@@ -218,9 +224,10 @@ class Finalizer:
     def _sure(self, words: list[WordEvent], start: float, end: float) -> bool:
         """Whether the rounds were sure of an utterance (its audio from start to end): every confirmed word is sure,
         and they cover the speech the detector heard there."""
-        if self.sure >= 1.0 or any(w.probability < self.sure for w in words):
+        sure, uncovered_s = self.policy.sure, self.policy.uncovered_s
+        if sure >= 1.0 or any(w.probability < sure for w in words):
             return False
-        return self.detector is None or uncovered(self.detector.runs_between(start, end), words) < self.uncovered_s
+        return self.detector is None or uncovered(self.detector.runs_between(start, end), words) < uncovered_s
 
     def _sample(self, time: float) -> int:
         """The index in self.audio of a stream time."""

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from engine.stream.agreement import HypothesisBuffer, spelling
 from engine.stream.emission import Emission, without_squeezed
 from engine.stream.round import RoundResult
 from engine.stream.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from engine.stream.finalize import FinalPolicy
 
 ROOM_S = 5.0  # a round's window stays this far below the encoder's 30 s: on a full window the decoder
 # tends to stop after a few words, which word timing then spreads over the whole window (issue 17)
@@ -153,15 +156,12 @@ class OnlineProcessor:
         trim_at: str = "segment",
         max_delay_s: float = 0.0,
         vad: SpeechDetector | None = None,
-        finalize: bool = False,
-        final_sure: float = 1.0,
-        final_uncovered_s: float = 0.0,
+        final_policy: FinalPolicy | None = None,
     ):
         """emission: when words are confirmed; trim_at: one of TRIM_AT; max_delay_s: a word still tentative
         this long after it was first shown is confirmed (0: never); vad: skip silence and confirm at pauses;
-        finalize: decode each utterance again once it ends (engine.stream.finalize, run by the stream loop), but for
-        one whose every confirmed word has final_sure probability or more (1: every one) and that has less than
-        final_uncovered_s of speech outside them."""
+        final_policy: decode the utterances it says again once they end (engine.stream.finalize, run by the stream
+        loop; None: no final pass)."""
         self.transcriber = transcriber
         self.buffer_trimming_s = buffer_trimming_s
         self.prompt_chars = prompt_chars
@@ -170,9 +170,7 @@ class OnlineProcessor:
         self.trim_at = trim_at
         self.max_delay_s = max_delay_s
         self.vad = vad
-        self.finalize = finalize
-        self.final_sure = final_sure
-        self.final_uncovered_s = final_uncovered_s
+        self.final_policy = final_policy
         self.heard_until = 0.0  # the end of the latest round's audio (stream seconds)
         self.held_back = False  # the guard ended the latest round: words at the end of its audio may be unsaid
         self.stats = LoopStats()

@@ -57,7 +57,7 @@ def run_stream(
     loop.started()
     if on_started:
         on_started()
-    executor = final_pass_executor() if processor.finalize else None
+    executor = final_pass_executor() if processor.final_policy else None
     loop.attach_finalizer(executor)
     try:
         while loop.live:
@@ -120,9 +120,8 @@ class StreamLoop:
                 processor.transcriber.final_pass(),
                 executor.submit,
                 self.clock,
-                sure=processor.final_sure,
+                policy=processor.final_policy,
                 detector=processor.vad,
-                uncovered_s=processor.final_uncovered_s,
             )
 
     def clock(self) -> float:

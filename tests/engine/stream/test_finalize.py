@@ -20,7 +20,7 @@ from engine.session.events import final_record, word_record
 from engine.session.exporters import to_txt
 from engine.session.journal import SessionJournal, load_session
 from engine.session.words import Word
-from engine.stream.finalize import MAX_UTTERANCE_S, WINDOW_S, Finalizer
+from engine.stream.finalize import MAX_UTTERANCE_S, WINDOW_S, Finalizer, FinalPolicy
 from engine.stream.policies import POLICIES
 from engine.stream.processor import OnlineProcessor
 from engine.stream.round import RoundResult, Segment
@@ -105,7 +105,7 @@ def two_utterances(sure: float = 1.0, probability: float = 1.0) -> tuple[Reader,
     first = [Word("one", 0.5, 0.9), Word("two", 1.0, 1.4)]
     second = [Word("three", 3.0, 3.4), Word("four", 3.5, 3.9, probability)]
     reader = Reader(first + second)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=sure)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, policy=FinalPolicy(sure))
     finalizer.add_audio(ramp(0.0, 2.0))
     finalizer.add_confirmed([w.confirmed(2.0) for w in first])
     finalizer.pause()
@@ -145,7 +145,7 @@ def test_a_sure_utterance_whose_words_leave_out_speech_the_detector_heard_is_dec
     script = [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
     confirmed = [w for w in script if not missed or w.end < end - 1.0]
     reader = Reader(script)
-    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, sure=SURE, detector=detector, uncovered_s=UNCOVERED)
+    finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, policy=FinalPolicy(SURE, UNCOVERED), detector=detector)
     total = detector.decided_until
     finalizer.add_audio(ramp(0.0, total))  # the finalizer's audio is the ramp its Reader reads the times off
     finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
@@ -200,7 +200,7 @@ class Mishearing(FakeTranscriber):
 def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_export(tmp_path, final_sure):
     clip = tmp_path / "call.wav"
     sf.write(clip, ramp(0.0, 3.0), SAMPLE_RATE, subtype="FLOAT")
-    processor = OnlineProcessor(Mishearing(), min_chunk_s=0.5, finalize=True, final_sure=final_sure)
+    processor = OnlineProcessor(Mishearing(), min_chunk_s=0.5, final_policy=FinalPolicy(final_sure))
     records = []
     with SessionJournal.start(tmp_path, "call.wav", "scripted") as journal:
 
@@ -253,7 +253,7 @@ def test_a_final_text_decoded_while_the_stream_waits_for_audio_is_reported_at_on
     clip = tmp_path / "pause.wav"
     sf.write(clip, np.concatenate([speech, np.zeros(int(4.0 * SAMPLE_RATE), np.float32), speech]), SAMPLE_RATE)
     transcriber = MishearingSlowly()
-    processor = OnlineProcessor(transcriber, min_chunk_s=1.0, finalize=True, vad=SpeechDetector())
+    processor = OnlineProcessor(transcriber, min_chunk_s=1.0, final_policy=FinalPolicy(), vad=SpeechDetector())
     updates = []
     run_stream(
         processor, PacedFileSource(clip), pace="realtime", on_update=lambda u: updates.append((time.perf_counter(), u))
