@@ -3,7 +3,10 @@
 Examples: ``baseline``, ``baseline+hush``, ``flow``, ``flow:min_chunk=0.5``, ``baseline:beam=5,model=base``.
 FLAGs switch a yes/no setting on (hush, pruning, pipeline); KEYs set any stream setting, by the names its
 declaration in engine.stream.settings gives it, except `words`, which names a list per recording (none, own or
-unrelated: tools.bench.word_lists), e.g. ``flow:words=own,words_use=prompt``.
+unrelated: tools.bench.word_lists), e.g. ``flow:words=own,words_use=prompt``, and `cuts`, which names another row
+whose rounds this one replays in each realtime draw (its audio cut at the same instants, on the same clock), so the
+two differ by their settings only, not by where the machine's load let the rounds fall:
+``unrelated=flow:words=unrelated,cuts=none``.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ SYNTAX_HELP = (
     + ", ".join(s.short for s in SETTINGS if s.kind is bool)
     + "; KEY is "
     + ", ".join(_described(s) for s in SETTINGS if s.group in POLICY_GROUPS)
-    + ", model or language; words (none/own/unrelated: each recording's own names or 20 unrelated words)"
+    + ", model or language; words (none/own/unrelated: each recording's own names or 20 unrelated words);"
+    " cuts (another row's NAME: replay its rounds in each realtime draw, for a comparison paired round for round)"
     " (`whisperflow stream --help` and the README say what each does; a KEY may also be the"
     " setting's name, e.g. min_chunk_s, or its flag's, e.g. emit_margin)."
     " Examples: baseline  baseline+hush  flow  flow:min_chunk=0.5  baseline:beam=5,model=base"
@@ -61,6 +65,7 @@ class BenchConfig:
     stream: StreamConfig
     peer: bool = False  # Whisper-Streaming's own script (tools.bench.peer) instead of a WhisperFlow stream
     words: str = "none"  # the words-to-know list each recording runs with (tools.bench.word_lists.LISTS)
+    cuts: str = ""  # at the realtime pace, the row whose rounds this one replays in the same draw ("": its own)
 
 
 def _setting(key: str) -> Setting:
@@ -96,7 +101,7 @@ def parse_config(spec: str) -> BenchConfig:
     if policy not in POLICIES:
         raise WhisperFlowError(f"config {spec!r}: unknown policy {policy!r}. Syntax: {SYNTAX_HELP}")
     values: dict = {}
-    words = "none"
+    words, cuts = "none", ""
     for flag in flags:
         setting = _setting(flag.strip())
         if setting.kind is not bool:
@@ -111,8 +116,11 @@ def parse_config(spec: str) -> BenchConfig:
             if words not in LISTS:
                 raise WhisperFlowError(f"config {spec!r}: words takes one of {', '.join(LISTS)}, not {words!r}")
             continue
+        if key.strip() == "cuts":
+            cuts = text.strip()
+            continue
         setting = _setting(key.strip())
         values[setting.name] = _value(setting, text)
     if values.get("min_chunk_s") is not None and values["min_chunk_s"] <= 0:
         raise WhisperFlowError(f"config {spec!r}: min_chunk must be positive")
-    return BenchConfig(spec, StreamConfig(policy=policy, **values), words=words)
+    return BenchConfig(spec, StreamConfig(policy=policy, **values), words=words, cuts=cuts)

@@ -11,7 +11,7 @@ import platform
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
@@ -45,6 +45,15 @@ class BenchPlan:
     peer_script: Path | None = None  # whisper_online.py, for the `peer` configuration
     draws: int = 1
 
+    def __post_init__(self):
+        own = {c.label for c in self.configs if not c.cuts and not c.peer}
+        for config in self.configs:
+            if config.cuts and config.cuts not in own:
+                raise WhisperFlowError(
+                    f"config {config.label!r}: cuts={config.cuts} names no other WhisperFlow row that cuts its own "
+                    f"rounds; rows: {', '.join(sorted(own)) or 'none'}"
+                )
+
     def paces(self, draw: int = 1) -> list[tuple[str, str]]:
         """(pace, role) pairs of a draw; role is "measured" or "lower_bound" (the unaware pace gives the same
         words every time, so only the first draw runs it)."""
@@ -55,9 +64,10 @@ class BenchPlan:
 
     def configs_of_draw(self, draw: int) -> list[BenchConfig]:
         """The configurations in the order a draw runs them: each draw starts one further along, so that no
-        configuration always runs first or last."""
-        shift = (draw - 1) % len(self.configs)
-        return self.configs[shift:] + self.configs[:shift]
+        configuration always runs first or last; one that replays another's rounds (cuts) runs right after it."""
+        own = [c for c in self.configs if not c.cuts]
+        shift = (draw - 1) % len(own)
+        return [r for c in own[shift:] + own[:shift] for r in [c, *(x for x in self.configs if x.cuts == c.label)]]
 
 
 def meta_record(plan: BenchPlan) -> dict:
@@ -115,6 +125,14 @@ def run_plan(plan: BenchPlan, log: ResultsLog) -> None:
     timed = offline_pass(plan, log)
     kind = attrgetter("kind")
     per_kind = [list(group) for _, group in groupby(sorted(plan.entries, key=kind), key=kind)]
+    for config in plan.configs:
+        if config.cuts and plan.pace == "realtime":
+            note = (
+                f"{config.label} replays {config.cuts}'s rounds in each draw (its audio cut at the same instants, on "
+                f"the same clock): its latency is {config.cuts}'s, and its WER differs from it by the settings only"
+            )
+            if not log.has(type="note", text=note):
+                log.append({"type": "note", "text": note})
     for draw in range(1, plan.draws + 1):
         for pace, role in plan.paces(draw):
             for entries in per_kind:
@@ -189,6 +207,8 @@ def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedR
         "files": [str(e.path) for e in entries],
         "words": [listed_words(e.name, config.words) for e in entries],
     }
+    if config.cuts and pace == "realtime":
+        job["cuts"] = [_cuts_of(log, replace(run, config=replace(config, label=config.cuts)), e) for e in entries]
     done_s = 0.0
     with (
         tempfile.TemporaryFile("w+", encoding="utf-8") as errors,
@@ -216,7 +236,8 @@ def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedR
                     bar.update(min(done_s + message["audio_s"], bar.total) - bar.n)
                 elif message["type"] == "result":
                     entry = entries[message["file_index"]]
-                    streamed = {k: message[k] for k in ("words", "finals", "round_s", "done", "beam", "peak_rss_mb")}
+                    kept = ("words", "finals", "round_s", "done", "beam", "peak_rss_mb", "cuts")
+                    streamed = {k: message[k] for k in kept if k in message}
                     log.append(run.record(entry, settings, streamed, timed[entry.name]))
                     done_s += entry.duration_s
                     bar.update(min(done_s, bar.total) - bar.n)
@@ -229,3 +250,12 @@ def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedR
             errors.seek(0)
             tail = errors.read().strip().splitlines()[-8:]
             raise WhisperFlowError(f"the bench worker for {config.label!r} ({pace}) failed:\n  " + "\n  ".join(tail))
+
+
+def _cuts_of(log: ResultsLog, run: _Run, entry: ManifestEntry) -> dict:
+    """Where the run's rounds cut a file's audio, and on what clock (the worker's ``cuts``), from the log."""
+    key = run.key(entry)
+    found = [r for r in log.records if r.get("type") == "stream" and all(r.get(k) == v for k, v in key.items())]
+    if not found or "cuts" not in found[-1]:
+        raise WhisperFlowError(f"no rounds of {run.config.label!r} on {entry.name} in draw {run.draw} to replay")
+    return found[-1]["cuts"]

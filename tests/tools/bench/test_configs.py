@@ -36,3 +36,17 @@ def test_the_peer_row_keeps_the_baseline_policy_and_a_policy_is_no_key():
     assert parse_config("peer").stream.policy == "baseline"
     with pytest.raises(WhisperFlowError, match="unknown setting 'policy'"):
         parse_config("flow:policy=baseline")
+
+
+def test_a_row_may_replay_the_rounds_of_a_row_that_cuts_its_own():
+    from tools.bench.runner import BenchPlan
+
+    none, unrelated = parse_config("none=flow"), parse_config("unrelated=flow:words=unrelated,cuts=none")
+    assert (unrelated.cuts, unrelated.words, none.cuts) == ("none", "unrelated", "")
+    base = parse_config("baseline")
+    plan = BenchPlan([], [none, base, unrelated], "realtime", False, "tiny.en", None, draws=2)
+    assert [c.label for c in plan.configs_of_draw(1)] == ["none", "unrelated", "baseline"]
+    assert [c.label for c in plan.configs_of_draw(2)] == ["baseline", "none", "unrelated"]  # right after its row
+    for rows in ([unrelated], [none, parse_config("again=flow:cuts=unrelated"), unrelated]):
+        with pytest.raises(WhisperFlowError, match="names no other WhisperFlow row that cuts its own rounds"):
+            BenchPlan([], rows, "realtime", False, "tiny.en", None)

@@ -158,3 +158,18 @@ def test_a_draw_of_flow_scores_its_final_text_beside_offline(tmp_path, capsys):
     row = json.loads((out / "results.json").read_text())["groups"][0]["rows"][0]
     assert row["final_wer"] <= 0.25 and row["offline_wer"] <= 0.25 and row["changed_per_100"] is not None
     assert row["final_latency"]["words"] == sum(len(r["finals"]) for r in streams)
+
+
+def test_a_row_that_cuts_where_another_did_replays_its_rounds_and_hears_the_same(tmp_path, capsys):
+    # the same settings twice in realtime: only a replay of the first's rounds gives the second the same words
+    manifest = _corpus(tmp_path / "corpus", {"LJ001-0013.wav": (2.585, "than in the same operations with ugly ones.")})
+    out = tmp_path / "out"
+    configs = ["--configs", "first=flow", "again=flow:cuts=first", "--no-lower-bound"]
+    assert main(["bench", "--manifest", str(manifest / "manifest.tsv"), "--out", str(out), *configs]) == 0
+    assert "Note: again replays first's rounds in each draw" in capsys.readouterr().out
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    first, again = ({r["config"]: r for r in records if r["type"] == "stream"}[c] for c in ("first", "again"))
+    assert len(first["cuts"]["ends"]) >= 2 and again["cuts"] == first["cuts"]  # the same ends, clocks and finish
+    assert [(w["text"], w["emitted"]) for w in again["words"]] == [(w["text"], w["emitted"]) for w in first["words"]]
+    texts = [[(f["first"], f["count"], f["words"]) for f in r["finals"]] for r in (first, again)]  # clocks aside
+    assert texts[0] == texts[1] and again["wer"] == first["wer"]
