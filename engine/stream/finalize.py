@@ -10,15 +10,16 @@ confirmed words guide the beam (beam 1 while the decoding reads them, the full b
 confirmed word of the words to know that it replaced by another keeps its place (Vocabulary.keep_listed). An
 utterance whose every confirmed word its round heard as sure (the final_sure setting) is final as confirmed:
 decoding it again cost CPU and changed no word that counted; unless its confirmed words leave out speech the
-voice-activity detector heard (the rounds never confirmed a word there, so no guess of theirs shows it). The
-decoding runs on a worker thread of its own, so the rounds go on.
+voice-activity detector heard (the rounds never confirmed a word there, so no guess of theirs shows it). A
+decoding that leaves out speech the confirmed words covered (a window decoding sometimes skips a sentence) is not
+used. The decoding runs on a worker thread of its own, so the rounds go on.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -47,6 +48,8 @@ WINDOW_S = CHUNK_LENGTH - ROOM_S  # the most audio one final decoding hears, as 
 LEAD_S = 2.0  # audio decoded at most before an utterance's first confirmed word (its start may be timed late)
 KEEP_RATIO = 0.5  # a decoding with fewer words than this share of the confirmed ones skipped speech: not used
 COVER_S = 0.2  # a confirmed word covers the speech this close to it (its times are a round's alignment)
+SKIPPED_S = 1.0  # a decoding that leaves this much more of the detector's speech without a word than the confirmed
+# words did skipped a phrase the rounds heard (a telephone call's "The box was thrown beside the park truck."): not used
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def plain(words: list[WordEvent]) -> list[Word]:
     return [Word(w.text, w.start, w.end, w.probability) for w in words]
 
 
-def uncovered(runs: list[tuple[float, float]], words: list[WordEvent]) -> float:
+def uncovered(runs: list[tuple[float, float]], words: Sequence[Word | WordEvent]) -> float:
     """Seconds of the runs of speech that no word covers (each word widened by COVER_S on either side)."""
     spans: list[list[float]] = []
     for w in sorted(words, key=lambda w: w.start):
@@ -93,10 +96,13 @@ def uncovered(runs: list[tuple[float, float]], words: list[WordEvent]) -> float:
     return sum(b - a for a, b in runs) - covered
 
 
-def accepted(final: list[Word], confirmed: list[WordEvent]) -> bool:
-    """Whether a final decoding may replace the confirmed words: it said something, and not much less (a window
-    decoding sometimes skips a sentence; the rounds heard it)."""
-    return bool(final) and len(final) >= KEEP_RATIO * len(confirmed)
+def accepted(final: list[Word], confirmed: list[WordEvent], speech: list[tuple[float, float]] | None = None) -> bool:
+    """Whether a final decoding may replace the confirmed words: it said something, not much less, and it leaves
+    less than SKIPPED_S more of the speech the detector heard (speech: its runs; None: not known) without a word
+    than they did (a window decoding sometimes skips a sentence; the rounds heard it)."""
+    if not final or len(final) < KEEP_RATIO * len(confirmed):
+        return False
+    return speech is None or uncovered(speech, final) < uncovered(speech, confirmed) + SKIPPED_S
 
 
 class Finalizer:
@@ -216,18 +222,19 @@ class Finalizer:
         self.audio, self.audio_start = self.audio[kept_from:], self.audio_start + kept_from / SAMPLE_RATE
         self.finalized += 1
         span = _Span(heard_from, start, end)
-        if not decode or self._sure(words, start, end):
+        speech = self.detector.runs_between(start, end) if self.detector else None
+        if not decode or self._sure(words, speech):
             self._jobs.append(self.submit(lambda: self._record(first, len(words), plain(words), paused)))
             return
-        self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused)))
+        self._jobs.append(self.submit(lambda: self._final(audio, span, first, words, paused, speech)))
 
-    def _sure(self, words: list[WordEvent], start: float, end: float) -> bool:
-        """Whether the rounds were sure of an utterance (its audio from start to end): every confirmed word is sure,
-        and they cover the speech the detector heard there."""
+    def _sure(self, words: list[WordEvent], speech: list[tuple[float, float]] | None) -> bool:
+        """Whether the rounds were sure of an utterance: every confirmed word is sure, and they cover the speech the
+        detector heard in its audio (speech: its runs; None: not known)."""
         sure, uncovered_s = self.policy.sure, self.policy.uncovered_s
         if sure >= 1.0 or any(w.probability < sure for w in words):
             return False
-        return self.detector is None or uncovered(self.detector.runs_between(start, end), words) < uncovered_s
+        return speech is None or uncovered(speech, words) < uncovered_s
 
     def _sample(self, time: float) -> int:
         """The index in self.audio of a stream time."""
@@ -247,10 +254,17 @@ class Finalizer:
         return FinalEvent(first, count, words, paused)
 
     def _final(
-        self, audio: np.ndarray, span: _Span, first: int, confirmed: list[WordEvent], paused: float
+        self,
+        audio: np.ndarray,
+        span: _Span,
+        first: int,
+        confirmed: list[WordEvent],
+        paused: float,
+        speech: list[tuple[float, float]] | None,
     ) -> FinalEvent:
         """On the worker thread: the utterance decoded again (with the audio before it, whose words are the last
-        utterance's, and the final text before that as the prompt), or its confirmed words where that failed."""
+        utterance's, and the final text before that as the prompt), or its confirmed words where that failed or
+        was not accepted (speech: the detector's runs in the utterance's audio)."""
         start, end, began = span.start, span.end, time.perf_counter()
         try:
             prompt = prompt_before(self.final_words, span.heard_from + MARGIN_S)
@@ -272,7 +286,7 @@ class Finalizer:
         if vocabulary is not None:
             decoded = vocabulary.keep_listed(decoded, confirmed)
         kept = plain(confirmed)
-        words = decoded if accepted(decoded, confirmed) else kept
+        words = decoded if accepted(decoded, confirmed, speech) else kept
         log.debug(
             "final pass %.2f-%.2f s (%.1f s heard, decoded in %.2f s): %r -> %r%s",
             start,

@@ -155,6 +155,28 @@ def test_a_sure_utterance_whose_words_leave_out_speech_the_detector_heard_is_dec
     assert [w.text for w in final.words] == [w.text for w in script]  # the missed words are back
 
 
+@pytest.mark.parametrize("skipped", [False, True])
+def test_a_final_decoding_that_skips_speech_the_confirmed_words_covered_is_not_used(skipped):
+    # a 7.5 s sentence heard by the real detector, a confirmed word every 0.5 s across its speech; the final pass
+    # says other words there, or skips its first 3 s (more than half its words are left: only the speech shows it)
+    speech = load_audio(DATA / "LJ001-0009.wav")
+    silence = np.zeros(SAMPLE_RATE // 2, np.float32)
+    detector = SpeechDetector()
+    detector.accept(np.concatenate([silence, speech, silence, silence]))
+    runs = detector.runs_between(0.0, np.inf)
+    start, end = runs[0][0], runs[-1][1]
+    confirmed = [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
+    said = [Word(w.text.upper(), w.start, w.end) for w in confirmed if not skipped or w.start >= start + 3.0]
+    finalizer = Finalizer(Reader(said), run_now, clock=lambda: 0.0, policy=FinalPolicy(), detector=detector)
+    total = detector.decided_until
+    finalizer.add_audio(ramp(0.0, total))
+    finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
+    finalizer.pause()
+    (final,) = finalizer.finish()
+    assert len(said) >= 0.5 * len(confirmed)
+    assert [w.text for w in final.words] == [w.text for w in (confirmed if skipped else said)]
+
+
 CONFIRMED = ["printed", "by", "Schoeffer", "at", "Maintz,"]  # the rounds, prompted with the names, had them right
 FINAL = ["printed", "bye", "Schofer", "at", "Mains."]  # the final pass misspells them
 
