@@ -132,26 +132,39 @@ def test_an_utterance_the_rounds_were_sure_of_is_final_as_confirmed_and_one_with
     assert [w.text for f in finals for w in f.words] == ["one", "two", "three", "four"]
 
 
+def heard_sentence(clip: str) -> tuple[SpeechDetector, list[Word]]:
+    """The real detector fed a clip between silences, and a word every 0.5 s (0.4 s long) across the speech it
+    heard."""
+    silence = np.zeros(SAMPLE_RATE // 2, np.float32)
+    detector = SpeechDetector()
+    detector.accept(np.concatenate([silence, load_audio(DATA / clip), silence, silence]))
+    runs = detector.runs_between(0.0, np.inf)
+    start, end = runs[0][0], runs[-1][1]
+    return detector, [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
+
+
+def finish_one(finalizer: Finalizer, detector: SpeechDetector, confirmed: list[Word]):
+    """Feed the finalizer the ramp over the detector's audio (its Reader reads the times off it) and the confirmed
+    words, pause, and return the one final record."""
+    total = detector.decided_until
+    finalizer.add_audio(ramp(0.0, total))
+    finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
+    finalizer.pause()
+    (final,) = finalizer.finish()
+    return final
+
+
 @pytest.mark.parametrize("missed", [False, True])
 def test_a_sure_utterance_whose_words_leave_out_speech_the_detector_heard_is_decoded_again(missed):
     # a sentence between silences, heard by the real detector; a word every 0.5 s across the speech it heard, all
     # sure; the rounds confirmed every one, or missed those of its last second (as "and garbage" in a telephone call)
-    speech = load_audio(DATA / "LJ001-0008.wav")
-    silence = np.zeros(SAMPLE_RATE // 2, np.float32)
-    detector = SpeechDetector()
-    detector.accept(np.concatenate([silence, speech, silence, silence]))
-    runs = detector.runs_between(0.0, np.inf)
-    start, end = runs[0][0], runs[-1][1]
-    script = [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
+    detector, script = heard_sentence("LJ001-0008.wav")
+    end = detector.runs_between(0.0, np.inf)[-1][1]
     confirmed = [w for w in script if not missed or w.end < end - 1.0]
     reader = Reader(script)
     finalizer = Finalizer(reader, run_now, clock=lambda: 0.0, policy=FinalPolicy(SURE, UNCOVERED), detector=detector)
-    total = detector.decided_until
-    finalizer.add_audio(ramp(0.0, total))  # the finalizer's audio is the ramp its Reader reads the times off
-    finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
-    finalizer.pause()
-    (final,) = finalizer.finish()
-    assert reader.windows == ([(0.0, total)] if missed else [])
+    final = finish_one(finalizer, detector, confirmed)
+    assert reader.windows == ([(0.0, detector.decided_until)] if missed else [])
     assert [w.text for w in final.words] == [w.text for w in script]  # the missed words are back
 
 
@@ -159,20 +172,11 @@ def test_a_sure_utterance_whose_words_leave_out_speech_the_detector_heard_is_dec
 def test_a_final_decoding_that_skips_speech_the_confirmed_words_covered_is_not_used(skipped):
     # a 7.5 s sentence heard by the real detector, a confirmed word every 0.5 s across its speech; the final pass
     # says other words there, or skips its first 3 s (more than half its words are left: only the speech shows it)
-    speech = load_audio(DATA / "LJ001-0009.wav")
-    silence = np.zeros(SAMPLE_RATE // 2, np.float32)
-    detector = SpeechDetector()
-    detector.accept(np.concatenate([silence, speech, silence, silence]))
-    runs = detector.runs_between(0.0, np.inf)
-    start, end = runs[0][0], runs[-1][1]
-    confirmed = [Word(f"w{k}", t, t + 0.4) for k, t in enumerate(np.arange(start, end - 0.4, 0.5))]
+    detector, confirmed = heard_sentence("LJ001-0009.wav")
+    start = confirmed[0].start
     said = [Word(w.text.upper(), w.start, w.end) for w in confirmed if not skipped or w.start >= start + 3.0]
     finalizer = Finalizer(Reader(said), run_now, clock=lambda: 0.0, policy=FinalPolicy(), detector=detector)
-    total = detector.decided_until
-    finalizer.add_audio(ramp(0.0, total))
-    finalizer.add_confirmed([w.confirmed(total) for w in confirmed])
-    finalizer.pause()
-    (final,) = finalizer.finish()
+    final = finish_one(finalizer, detector, confirmed)
     assert len(said) >= 0.5 * len(confirmed)
     assert [w.text for w in final.words] == [w.text for w in (confirmed if skipped else said)]
 
