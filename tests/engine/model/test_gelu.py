@@ -36,3 +36,15 @@ def test_works_in_place_on_any_shape_and_returns_its_input():
 def test_refuses_an_array_it_cannot_update_in_place():
     with pytest.raises(ValueError, match="contiguous"):
         gelu_in_place(np.zeros((4, 6), np.float32).T)
+
+
+def test_large_values_give_no_subnormal_floats():
+    """Subnormals slow every operation that touches them (here, and in the matrix product after the GELU): where
+    erf is ±1 in float32, GELU is max(x, 0) exactly, as the reference computes it."""
+    x = np.concatenate([np.linspace(-300, 300, 60001), -np.geomspace(12.7, 300, 1001)]).astype(np.float32)
+    got = gelu_in_place(x.copy())
+    tiny = np.finfo(np.float32).tiny
+    assert not np.any((got != 0) & (np.abs(got) < tiny))
+    far = np.abs(x) >= 12.7
+    np.testing.assert_array_equal(got[far], np.maximum(x[far], 0))
+    assert np.all(np.abs(got - exact(x)) <= 1e-6 * np.maximum(1.0, np.abs(x)))
