@@ -6,6 +6,8 @@ import subprocess
 import sys
 import threading
 
+from PySide6.QtCore import QCoreApplication, QEvent
+
 from app.gui_collector import GuiThreadCollector
 
 
@@ -19,9 +21,12 @@ class _Cycle:
         self.freed_on.append(threading.current_thread())
 
 
+GARBAGE = 3  # times the youngest generation's threshold
+
+
 def _make_garbage_on_a_worker(freed_on: list) -> None:
     def work():
-        for _ in range(gc.get_threshold()[0] * 2):  # garbage past the youngest generation's threshold
+        for _ in range(gc.get_threshold()[0] * GARBAGE):
             _Cycle(freed_on)
 
     worker = threading.Thread(target=work)
@@ -29,12 +34,23 @@ def _make_garbage_on_a_worker(freed_on: list) -> None:
     worker.join()
 
 
+def _settle() -> None:
+    """Free what earlier tests left (their deferred deletions, their cycles) and zero the allocation counts.
+
+    Each object freed lowers the youngest generation's count, so leftovers freed while the test waits could keep
+    its garbage under the threshold.
+    """
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+
+
 def test_a_worker_threads_cyclic_garbage_is_collected_on_the_gui_thread(qtbot, gui_thread_collector):
     assert not gc.isenabled()
+    _settle()
     freed_on = []
     _make_garbage_on_a_worker(freed_on)
     assert freed_on == []  # the worker's allocations did not collect it
-    qtbot.waitUntil(lambda: len(freed_on) == gc.get_threshold()[0] * 2, timeout=5000)
+    qtbot.waitUntil(lambda: len(freed_on) == gc.get_threshold()[0] * GARBAGE, timeout=5000)
     assert set(freed_on) == {threading.main_thread()}
 
 
