@@ -26,7 +26,8 @@ _CANDIDATES = (
     "/usr/local/lib/libopenblas.so.0",
 )
 
-_loaded: str | None = None
+_loaded: str | None = None  # the path of the OpenBLAS loaded into this process
+_library: ctypes.CDLL | None = None
 
 # OpenBLAS core types by the x86-64 feature flags their kernels need, best first.
 _CORES = (
@@ -73,7 +74,7 @@ def load_openblas() -> str | None:
     Must run before the first ``import mlx`` (BlasOrderError otherwise); on macOS MLX uses Accelerate and this is a
     no-op.
     """
-    global _loaded
+    global _loaded, _library
     if _loaded or not sys.platform.startswith("linux"):
         return _loaded
     if "mlx.core" in sys.modules:
@@ -89,13 +90,13 @@ def load_openblas() -> str | None:
     if core:
         os.environ["OPENBLAS_CORETYPE"] = core  # read once, as the library loads; numpy's own OpenBLAS keeps its choice
     try:
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     except OSError:
         return None
     finally:
         if core:
             del os.environ["OPENBLAS_CORETYPE"]
-    _loaded = path
+    _loaded, _library = path, library
     return path
 
 
@@ -105,7 +106,7 @@ def loaded_blas() -> str:
         return "Accelerate"
     if not _loaded:
         return "bundled reference BLAS (slow; install libopenblas0-pthread)"
-    core = ctypes.CDLL(_loaded).openblas_get_corename
+    core = _library.openblas_get_corename
     core.restype = ctypes.c_char_p
     return f"OpenBLAS ({_loaded}, {core().decode()} kernels)"
 
@@ -114,13 +115,13 @@ def set_blas_threads(n: int) -> bool:
     """Set OpenBLAS's thread count process-wide (0: one per core); False where the BLAS cannot be told."""
     if not _loaded:
         return False
-    ctypes.CDLL(_loaded).openblas_set_num_threads(int(n) if n > 0 else os.cpu_count() or 1)
+    _library.openblas_set_num_threads(int(n) if n > 0 else os.cpu_count() or 1)
     return True
 
 
 def blas_threads() -> int | None:
     """OpenBLAS's current thread count, or None when it is not the BLAS in use."""
-    return int(ctypes.CDLL(_loaded).openblas_get_num_threads()) if _loaded else None
+    return int(_library.openblas_get_num_threads()) if _loaded else None
 
 
 @functools.cache
