@@ -43,6 +43,7 @@ class Setting:
     none_allowed: bool = True
     flag_name: str = ""  # the CLI flag, where it is not the derived one (kept as people and scripts use it)
     short_name: str = ""  # the bench's key, where it is not the derived one
+    value_name: str = ""  # the flag's value in help, where neither the unit nor the kind names it
 
     @property
     def flag(self) -> str:
@@ -59,7 +60,7 @@ class Setting:
         """The flag's value in help (None for choices: argparse lists them)."""
         if self.choices:
             return None
-        return _METAVARS.get(self.unit) or ("N" if self.kind is int else self.short.upper())
+        return _METAVARS.get(self.unit) or self.value_name or ("N" if self.kind is int else self.short.upper())
 
     def allowed(self) -> str:
         """What a value may be, as an error message or the README says it."""
@@ -265,6 +266,7 @@ SETTINGS: tuple[Setting, ...] = (
         "more (1: it decodes every utterance)",
         low=0.0,
         high=1.0,
+        value_name="P",
     ),
     Setting(
         "final_uncovered_s",
