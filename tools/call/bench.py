@@ -71,11 +71,12 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    """One line per echo level and side: attribution, echo, WER (alone), latency, the pair's CPU and RSS."""
+    """One line per echo level and side: attribution, labels, echo, WER (alone), latency, the pair's CPU and RSS."""
     lines = [
-        "| echo | side | attribution (no guard → guard) | Them's words as You (no guard → guard) | WER guard "
-        "(alone) | confirmed / shown latency s | CPU s per audio s (pair) | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|",
+        "| echo | side | attribution (no guard → guard) | words recognized, labelled right (guard) | Them's words as "
+        "You (no guard → guard) | WER guard (alone) | confirmed / shown latency s | CPU s per audio s (pair) | "
+        "peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for key in LEVELS:
         for side in ("you", "them"):
@@ -84,7 +85,8 @@ def table(rows: list[dict]) -> str:
             echo = f"{_fmt(m('no_guard', 'echo'), True)} → {_fmt(m('guard', 'echo'), True)}" if side == "you" else ""
             lines.append(
                 f"| {LEVEL_NAMES[key]} | {side} | {_fmt(m('no_guard', side, 'attribution'), True)} → "
-                f"{_fmt(m('guard', side, 'attribution'), True)} | {echo} | {_fmt(m('guard', side, 'wer'), True)} "
+                f"{_fmt(m('guard', side, 'attribution'), True)} | {_fmt(m('guard', side, 'labelled'), True)} | "
+                f"{echo} | {_fmt(m('guard', side, 'wer'), True)} "
                 f"({_fmt(alone, True)}) | {_fmt(m('guard', side, 'confirmed_latency_s'))} / "
                 f"{_fmt(m('guard', side, 'shown_latency_s'))} | {_fmt(m('cpu_per_audio_s'))} | {_fmt(m('rss_mb'))} |"
             )
