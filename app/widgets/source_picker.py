@@ -10,7 +10,7 @@ from typing import Literal
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.widgets.wrapped_label import HINT_STYLE
+from app.widgets import text_styles
 from engine.audio.devices import InputDevice, call_system_source, list_input_devices, pulse_sources, rescan_devices
 from engine.audio.sources import AudioSource, FileSource, MicrophoneSource
 from engine.audio.system_audio import system_audio_availability
@@ -142,7 +142,7 @@ class SourcePicker(QWidget):
         self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.note = QLabel(wordWrap=True)
         self.note.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.note.setStyleSheet(HINT_STYLE)
+        self.note.setStyleSheet(text_styles.HINT)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets import text_styles
 from app.widgets.call_sides import side_colour, side_label
-from app.widgets.wrapped_label import HINT_STYLE
 from engine.session.events import FinalEvent
 from engine.session.exporters import short_clock
 from engine.session.final_text import SideTexts
@@ -179,7 +179,7 @@ class TranscriptView(QWidget):
         self.list.setFont(font)
         self.list.setItemDelegate(ParagraphDelegate(self))
         self.status = QLabel()
-        self.status.setStyleSheet(HINT_STYLE)
+        self.status.setStyleSheet(text_styles.HINT)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list, 1)

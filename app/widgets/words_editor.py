@@ -5,15 +5,14 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QVBoxLayout, QWidget
 
-from app.widgets.wrapped_label import HINT_STYLE, WrappedLabel
+from app.widgets import text_styles
+from app.widgets.wrapped_label import WrappedLabel
 from engine.stream.vocabulary import parse_words, word_problem
 
 HINT = (
     "Names and rare words you expect (colleagues, customers, products, places, jargon), one a line. Captions "
     "spell them as written here; a word that is not said is not put in."
 )
-
-PROBLEM_STYLE = "color: palette(text);"  # a word not kept is said in the text's own colour
 
 
 class WordsEditor(QWidget):
@@ -28,7 +27,7 @@ class WordsEditor(QWidget):
         self.edit.setPlaceholderText("Gutenberg\nPeter Schoeffer\nMaintz")
         self.edit.setFixedHeight(120)
         self.hint = WrappedLabel(HINT)
-        self.hint.setStyleSheet(HINT_STYLE)
+        self.hint.setStyleSheet(text_styles.HINT)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # a form's spare height goes
         # below its rows, not between the list and its hint
         layout = QVBoxLayout(self)
@@ -44,6 +43,6 @@ class WordsEditor(QWidget):
     def _text_changed(self) -> None:
         problems = [f"{w[:20]!r}: {p}" for w in parse_words(self.edit.toPlainText()) if (p := word_problem(w))]
         self.hint.setText("Not kept: " + "; ".join(problems) if problems else HINT)
-        self.hint.setStyleSheet(PROBLEM_STYLE if problems else HINT_STYLE)
+        self.hint.setStyleSheet(text_styles.PROBLEM if problems else text_styles.HINT)
         if not problems:
             self.changed.emit(self.words())

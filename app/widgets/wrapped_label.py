@@ -11,8 +11,6 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-HINT_STYLE = "color: palette(placeholder-text);"  # a setting's explanation, in grey
-
 
 class WrappedLabel(QLabel):
     """A QLabel with word wrap whose size hint follows its width."""

@@ -29,13 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.settings import CAPTION_RANGES, AppSettings
+from app.widgets import text_styles
 from app.widgets.calibration_panel import CalibrationPanel
 from app.widgets.collapsible import Collapsible
 from app.widgets.model_installer import ModelInstaller
 from app.widgets.model_picker import ModelPicker
 from app.widgets.power_plot import PowerPlot
 from app.widgets.words_editor import WordsEditor
-from app.widgets.wrapped_label import HINT_STYLE, WrappedLabel
+from app.widgets.wrapped_label import WrappedLabel
 from app.workers.model_worker import ModelCache
 
 # The techniques a stream uses, as the Advanced section names them (the setting names stay as saved).
@@ -92,7 +93,7 @@ def _check_row(form: QFormLayout, text: str, checked: bool, on_toggle, hint: str
 def _hint(text: str) -> QLabel:
     """A setting's explanation, in grey, wrapped to the row's width."""
     label = WrappedLabel(text)
-    label.setStyleSheet(HINT_STYLE)
+    label.setStyleSheet(text_styles.HINT)
     return label
 
 

@@ -1,7 +1,7 @@
 """The "Words to know" editor gives the settings its words joined by commas, and keeps a malformed word out."""
 
+from app.widgets import text_styles
 from app.widgets.words_editor import HINT, WordsEditor
-from app.widgets.wrapped_label import HINT_STYLE
 
 
 def test_the_editor_shows_the_saved_words_one_a_line_and_reports_edits(qtbot):
@@ -23,6 +23,6 @@ def test_a_malformed_word_is_named_and_not_kept(qtbot):
     editor.changed.connect(seen.append)
     editor.edit.setPlainText("Gutenberg\n" + "x" * 80)
     assert seen == [] and "80 characters long" in editor.hint.text()
-    assert editor.hint.styleSheet() != HINT_STYLE  # said in the text's colour, not the hint's grey
+    assert editor.hint.styleSheet() != text_styles.HINT  # said in the text's colour, not the hint's grey
     editor.edit.setPlainText("Gutenberg")
-    assert editor.hint.text() == HINT and editor.hint.styleSheet() == HINT_STYLE
+    assert editor.hint.text() == HINT and editor.hint.styleSheet() == text_styles.HINT
