@@ -14,6 +14,7 @@ from tools.bench.draws import compare_draws
 from tools.bench.final_score import changed_per_100, text_counts
 from tools.bench.manifest import NOT_HEADLINE_KINDS
 from tools.bench.paired import wer_difference
+from tools.bench.steal import NOTICEABLE
 
 ALL = "all"  # the group pooling every kind of the run but NOT_HEADLINE_KINDS
 
@@ -121,6 +122,7 @@ def _file_summary(r: dict) -> dict:
         "latency": _latency([r]),
         "cost": asdict(summarize_costs([r])),
         "timing_source": r["timing_source"],
+        "steal": r.get("steal"),
     }
 
 
@@ -141,7 +143,30 @@ def summarize_run(records: list[dict]) -> dict:
         headline = [r for r in streams if r["kind"] in pooled], [r for r in offline if r["kind"] in pooled]
         groups.append(_group(ALL, *headline, lower_is_measured))
     notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
-    return {"meta": meta, "groups": groups, "files": [_file_summary(r) for r in streams], "notes": notes}
+    files = [_file_summary(r) for r in streams]
+    return {"meta": meta, "groups": groups, "files": files, "notes": notes, "steal": _steal(streams)}
+
+
+def _steal(streams: list[dict]) -> dict | None:
+    """The host's steal over the streams (tools.bench.steal): mean, most, and how many reached NOTICEABLE."""
+    shares = [r["steal"] for r in streams if r.get("steal") is not None]
+    if not shares:
+        return None
+    slow = sum(share >= NOTICEABLE for share in shares)
+    return {"mean": sum(shares) / len(shares), "max": max(shares), "streams": len(shares), "noticeable": slow}
+
+
+def _steal_line(steal: dict) -> str:
+    line = (
+        f"CPU time the host took from this machine while the streams ran (steal): mean {100 * steal['mean']:.1f} %, "
+        f"at most {100 * steal['max']:.1f} %"
+    )
+    if not steal["noticeable"]:
+        return line + "."
+    return (
+        f"{line}; {steal['noticeable']} of {steal['streams']} streams lost {100 * NOTICEABLE:.0f} % or more, and their "
+        "latency, round times and CPU are the machine's as much as the code's (results.jsonl: `steal` per stream)."
+    )
 
 
 def _f(x: float | None, digits: int = 2, scale: float = 1.0) -> str:
@@ -242,6 +267,8 @@ def markdown(summary: dict) -> str:
     if machine:
         blas = f", {machine['blas']}" if machine.get("blas") else ""
         lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}{blas}.")
+    if summary.get("steal"):
+        lines.append(_steal_line(summary["steal"]))
     return "\n".join(lines) + "\n"
 
 

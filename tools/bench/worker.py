@@ -32,6 +32,7 @@ from engine.stream.config import StreamConfig, build_processor
 from engine.stream.replay import PREFIX
 from engine.stream.runner import run_stream
 from tools.bench.memory import peak_rss_mb
+from tools.bench.steal import cpu_ticks, stolen_share
 
 PROGRESS_EVERY_S = 0.5
 
@@ -90,7 +91,9 @@ def run_job(job: dict, emit) -> None:
                 file_pace, source = PREFIX + _recorded(job["cuts"][index], Path(folder)), FileSource(path)
             else:
                 file_pace, source = pace, PacedFileSource(path) if pace == "realtime" else FileSource(path)
+            ticks = cpu_ticks()
             done = run_stream(processor, source, pace=file_pace, on_update=recorder, notices=notices)
+            steal = stolen_share(ticks, cpu_ticks())
         stats = processor.stats
         emit(
             {
@@ -103,6 +106,7 @@ def run_job(job: dict, emit) -> None:
                 "cuts": {**recorder.cuts, "finish": done.wall_s},
                 "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
                 "peak_rss_mb": peak_rss_mb(),
+                "steal": steal,
             }
         )
 
