@@ -7,14 +7,18 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
+
 from engine.scoring.latency import summarize
 from engine.scoring.wer import ZERO, WerCounts
 from tools.bench.cost import summarize_costs
 from tools.bench.draws import compare_draws
 from tools.bench.final_score import changed_per_100, text_counts
+from tools.bench.machine import NOTICEABLE
 from tools.bench.manifest import NOT_HEADLINE_KINDS
 from tools.bench.paired import wer_difference
-from tools.bench.steal import NOTICEABLE
+
+SLOW_PROBE = 0.7  # a stream whose probe ran under this share of the run's fastest ran on a slow machine
 
 ALL = "all"  # the group pooling every kind of the run but NOT_HEADLINE_KINDS
 
@@ -122,7 +126,7 @@ def _file_summary(r: dict) -> dict:
         "latency": _latency([r]),
         "cost": asdict(summarize_costs([r])),
         "timing_source": r["timing_source"],
-        "steal": r.get("steal"),
+        "machine": r.get("machine"),
     }
 
 
@@ -144,28 +148,47 @@ def summarize_run(records: list[dict]) -> dict:
         groups.append(_group(ALL, *headline, lower_is_measured))
     notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
     files = [_file_summary(r) for r in streams]
-    return {"meta": meta, "groups": groups, "files": files, "notes": notes, "steal": _steal(streams)}
+    return {"meta": meta, "groups": groups, "files": files, "notes": notes, "machine": _machine(streams)}
 
 
-def _steal(streams: list[dict]) -> dict | None:
-    """The host's steal over the streams (tools.bench.steal): mean, most, and how many reached NOTICEABLE."""
-    shares = [r["steal"] for r in streams if r.get("steal") is not None]
-    if not shares:
+def _machine(streams: list[dict]) -> dict | None:
+    """The machine while the streams ran (tools.bench.machine): the host's steal and the probe's speed, and how many
+    streams ran slow (NOTICEABLE steal, or a probe under SLOW_PROBE of the run's fastest)."""
+    seen = [r["machine"] for r in streams if r.get("machine")]
+    if not seen:
         return None
-    slow = sum(share >= NOTICEABLE for share in shares)
-    return {"mean": sum(shares) / len(shares), "max": max(shares), "streams": len(shares), "noticeable": slow}
+    steal = [m["steal"] for m in seen if m["steal"] is not None]
+    speeds = [min(m["gflops"]) for m in seen]
+    fastest = max(speeds)
+    slow = sum((m["steal"] or 0.0) >= NOTICEABLE or min(m["gflops"]) < SLOW_PROBE * fastest for m in seen)
+    return {
+        "steal_mean": sum(steal) / len(steal) if steal else None,
+        "steal_max": max(steal) if steal else None,
+        "gflops_median": float(np.median(speeds)),
+        "gflops_min": min(speeds),
+        "gflops_max": fastest,
+        "streams": len(seen),
+        "slow": slow,
+    }
 
 
-def _steal_line(steal: dict) -> str:
-    line = (
-        f"CPU time the host took from this machine while the streams ran (steal): mean {100 * steal['mean']:.1f} %, "
-        f"at most {100 * steal['max']:.1f} %"
+def _machine_line(m: dict) -> str:
+    steal = (
+        f"the host took {100 * m['steal_mean']:.1f} % of its CPU time (at most {100 * m['steal_max']:.1f} % in a "
+        "stream) and "
+        if m["steal_mean"] is not None
+        else ""
     )
-    if not steal["noticeable"]:
+    line = (
+        f"While the streams ran, {steal}a one-thread matrix product ran at {m['gflops_median']:.0f} GFLOP/s "
+        f"(median; {m['gflops_min']:.0f}–{m['gflops_max']:.0f})"
+    )
+    if not m["slow"]:
         return line + "."
     return (
-        f"{line}; {steal['noticeable']} of {steal['streams']} streams lost {100 * NOTICEABLE:.0f} % or more, and their "
-        "latency, round times and CPU are the machine's as much as the code's (results.jsonl: `steal` per stream)."
+        f"{line}. {m['slow']} of {m['streams']} streams ran on a slow machine ({100 * NOTICEABLE:.0f} % stolen or "
+        f"more, or the probe under {100 * SLOW_PROBE:.0f} % of its fastest): their latency, round times and CPU are "
+        "the machine's as much as the code's (results.jsonl: `machine` per stream)."
     )
 
 
@@ -267,8 +290,8 @@ def markdown(summary: dict) -> str:
     if machine:
         blas = f", {machine['blas']}" if machine.get("blas") else ""
         lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}{blas}.")
-    if summary.get("steal"):
-        lines.append(_steal_line(summary["steal"]))
+    if summary.get("machine"):
+        lines.append(_machine_line(summary["machine"]))
     return "\n".join(lines) + "\n"
 
 

@@ -236,7 +236,7 @@ def _run_worker(run: _Run, entries: list[ManifestEntry], timed: dict[str, TimedR
                     bar.update(min(done_s + message["audio_s"], bar.total) - bar.n)
                 elif message["type"] == "result":
                     entry = entries[message["file_index"]]
-                    kept = ("words", "finals", "round_s", "done", "beam", "peak_rss_mb", "cuts", "steal")
+                    kept = ("words", "finals", "round_s", "done", "beam", "peak_rss_mb", "cuts", "machine")
                     streamed = {k: message[k] for k in kept if k in message}
                     log.append(run.record(entry, settings, streamed, timed[entry.name]))
                     done_s += entry.duration_s

@@ -31,8 +31,8 @@ from engine.session.events import done_record, final_record, round_record, word_
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.replay import PREFIX
 from engine.stream.runner import run_stream
+from tools.bench.machine import cpu_ticks, probe_gflops, stolen_share
 from tools.bench.memory import peak_rss_mb
-from tools.bench.steal import cpu_ticks, stolen_share
 
 PROGRESS_EVERY_S = 0.5
 
@@ -91,9 +91,9 @@ def run_job(job: dict, emit) -> None:
                 file_pace, source = PREFIX + _recorded(job["cuts"][index], Path(folder)), FileSource(path)
             else:
                 file_pace, source = pace, PacedFileSource(path) if pace == "realtime" else FileSource(path)
-            ticks = cpu_ticks()
+            speed, ticks = probe_gflops(), cpu_ticks()
             done = run_stream(processor, source, pace=file_pace, on_update=recorder, notices=notices)
-            steal = stolen_share(ticks, cpu_ticks())
+            machine = {"steal": stolen_share(ticks, cpu_ticks()), "gflops": [speed, probe_gflops()]}
         stats = processor.stats
         emit(
             {
@@ -106,7 +106,7 @@ def run_job(job: dict, emit) -> None:
                 "cuts": {**recorder.cuts, "finish": done.wall_s},
                 "beam": {"steps": stats.beam_steps, "sum": stats.beam_sum, "reduced": stats.reduced_steps},
                 "peak_rss_mb": peak_rss_mb(),
-                "steal": steal,
+                "machine": machine,
             }
         )
 

@@ -1,10 +1,10 @@
-"""The host's steal: the share of the CPU time between two readings of /proc/stat that other guests took."""
+"""The machine's condition during a stream: the host's steal from /proc/stat, and the matrix-product probe."""
 
 import time
 
 import pytest
 
-from tools.bench.steal import cpu_ticks, stolen_share
+from tools.bench.machine import cpu_ticks, probe_gflops, stolen_share
 
 
 def test_the_share_is_the_stolen_ticks_over_all_ticks():
@@ -25,3 +25,7 @@ def test_this_linux_machine_counts_its_ticks():
     after = cpu_ticks()
     assert before is not None and after is not None and after[1] > before[1]
     assert 0.0 <= stolen_share(before, after) <= 1.0
+
+
+def test_the_probe_measures_a_matrix_product_speed():
+    assert 0.5 < probe_gflops() < 10_000  # any CPU that runs the suite: its BLAS, not a constant

@@ -1,0 +1,54 @@
+"""How fast the machine ran while a stream did: the CPU time the host took (steal) and a matrix-product probe.
+
+The build machine is a virtual machine on a shared host. In some hours its rounds take twice as long whatever the
+code does. Part of that is steal: Linux counts the time our CPUs wanted to run and the hypervisor ran other guests
+(/proc/stat). Part is not counted anywhere (a neighbour's load on the shared caches and memory, the host's clock):
+the probe, a fixed float32 matrix product on one thread timed before and after each stream, measures what is left
+of the machine's speed. The bench records both per stream, so that a slow run shows as the machine's.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.runtime.blas import single_threaded_numpy_blas
+
+STAT = Path("/proc/stat")
+NOTICEABLE = 0.05  # a stream that lost this share of its CPU time or more: its timings are not comparable
+_PROBE_SHAPE = (500, 384, 1536)  # an encoder block's MLP product on 10 s of audio
+_PROBE_RUNS = 5
+
+
+def cpu_ticks() -> tuple[int, int] | None:
+    """(stolen, all) clock ticks of every CPU since boot, where the system counts them (Linux); else None."""
+    try:
+        fields = STAT.read_text().splitlines()[0].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] != "cpu" or len(fields) < 9:
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal (guest time is in user)
+    return ticks[7], sum(ticks)
+
+
+def stolen_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the CPU time between two cpu_ticks() readings that the host took; None without both."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
+def probe_gflops() -> float:
+    """GFLOP/s of numpy's float32 matrix product on one thread, the median of a few runs (about 0.05 s in all)."""
+    single_threaded_numpy_blas()
+    m, k, n = _PROBE_SHAPE
+    a, b = np.ones((m, k), np.float32), np.ones((k, n), np.float32)
+    times = []
+    for _ in range(_PROBE_RUNS):
+        start = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - start)
+    return 2 * m * k * n / float(np.median(times)) / 1e9
