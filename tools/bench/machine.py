@@ -18,6 +18,7 @@ from engine.runtime.blas import single_threaded_numpy_blas
 
 STAT = Path("/proc/stat")
 NOTICEABLE = 0.05  # a stream that lost this share of its CPU time or more: its timings are not comparable
+SLOW_PROBE = 0.7  # nor one whose probe ran under this share of the run's fastest
 _PROBE_SHAPE = (500, 384, 1536)  # an encoder block's MLP product on 10 s of audio
 _PROBE_RUNS = 5
 

@@ -14,11 +14,9 @@ from engine.scoring.wer import ZERO, WerCounts
 from tools.bench.cost import summarize_costs
 from tools.bench.draws import compare_draws
 from tools.bench.final_score import changed_per_100, text_counts
-from tools.bench.machine import NOTICEABLE
+from tools.bench.machine import NOTICEABLE, SLOW_PROBE
 from tools.bench.manifest import NOT_HEADLINE_KINDS
 from tools.bench.paired import wer_difference
-
-SLOW_PROBE = 0.7  # a stream whose probe ran under this share of the run's fastest ran on a slow machine
 
 ALL = "all"  # the group pooling every kind of the run but NOT_HEADLINE_KINDS
 
