@@ -1,9 +1,10 @@
 """Score a call's JSONL against the fixture's references: `whisperflow call-score RUN.jsonl FIXTURE_DIR`.
 
 Per side: attribution (the share of the side's reference words found, in order, under that side's label), labelled
-(of the side's reference words the call recognized under either label, the share under the side's: attribution
-without the recognition errors, which the side streamed alone makes too), WER, and echo (the share of Them's reference
-words that also appear as You within ECHO_NEAR_S of when Them said them).
+(of the side's reference words the call recognized, under its label or under the other's at about the time it was
+said, the share under its own: attribution without the recognition errors, which the side streamed alone makes
+too), WER, and echo (the share of Them's reference words that also appear as You within ECHO_NEAR_S of when Them
+said them).
 ``--guard`` replays the echo guard over a run recorded without it (``--no-echo-guard --debug-rounds``: the round
 records carry the tentative words the guard also hears), so one run scores both.
 """
@@ -77,12 +78,19 @@ def _latency(reference: list[Word], confirmed: list, shown: bool) -> float | Non
     return summarize([x.latency for x in word_latencies(reference, events)]).mean
 
 
-def labelled(reference: list[str], words: list[Word], side: str) -> float | None:
-    """Of the reference's words found among both sides' words (in time order, whatever their label), the share found
-    under side's label; None where none is found."""
-    tokens = [(t, w.speaker) for w in sorted(words, key=lambda w: w.start) for t in normalize_text(w.text).split()]
-    hits = [p for p in align(reference, [t for t, _ in tokens]) if p.op == "hit"]
-    return sum(tokens[p.hyp][1] == side for p in hits) / len(hits) if hits else None
+def labelled(reference: list[dict], said: dict[str, list[Word]], side: str) -> float | None:
+    """Of the side's reference words (text, start) the call recognized, the share under the side's label; None where
+    it recognized none. A word is recognized under its label where the alignment with the side's words pairs it, and
+    under the other's where it is not so paired and the other side has it within ECHO_NEAR_S of when it was said."""
+    words = [(t, w["start"]) for w in reference for t in normalize_text(w["text"]).split()]
+    own = [t for w in said[side] for t in normalize_text(w.text).split()]
+    paired = {p.ref for p in align([t for t, _ in words], own) if p.op == "hit"}
+    other = [(spelling(w.text), w.start) for w in said["them" if side == "you" else "you"]]
+    elsewhere = sum(
+        i not in paired and any(s == spelling(t) and abs(at - start) <= ECHO_NEAR_S for s, at in other)
+        for i, (t, start) in enumerate(words)
+    )
+    return len(paired) / (len(paired) + elsewhere) if paired or elsewhere else None
 
 
 def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = None) -> dict:
@@ -96,7 +104,7 @@ def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = N
         hits = sum(p.op == "hit" for p in align(ref_words, hyp_words))
         out[side] = {
             "attribution": hits / len(ref_words),
-            "labelled": labelled(ref_words, said["you"] + said["them"], side),
+            "labelled": labelled(ref["words"], said, side),
             "wer": wer_counts(ref["text"], hyp_text).wer,
             "words": len(said[side]),
             "confirmed_latency_s": _latency(timed, confirmed[side], shown=False),
