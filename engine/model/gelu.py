@@ -9,7 +9,7 @@ x·Φ(x) = max(x, 0) − |x|·erfc(|x|/√2)/2 for either sign of x.
 Where |x| > √(2·FLUSH) (about 12.6) the correction is 0, as in the reference (erf is ±1 there in float32): e^(−z²)
 would be a subnormal float, and subnormals cost up to 100x per operation on x86, in this function and in the
 matrix product that reads its output. The last encoder block's activations reach |x| ≈ 300 and took 3x the
-other blocks' time before (docs/bench/results.md).
+other blocks' time before (docs/bench/gelu).
 """
 
 from __future__ import annotations
