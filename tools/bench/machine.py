@@ -10,6 +10,8 @@ of the machine's speed. The bench records both per stream, so that a slow run sh
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -53,3 +55,54 @@ def probe_gflops() -> float:
         a @ b
         times.append(time.perf_counter() - start)
     return 2 * m * k * n / float(np.median(times)) / 1e9
+
+
+@contextmanager
+def watched() -> Iterator[dict]:
+    """The machine around a block: the dict it yields holds, once the block ends, the host's steal over it and the
+    probe before and after it ({"steal", "gflops": [before, after]})."""
+    record: dict = {}
+    speed, ticks = probe_gflops(), cpu_ticks()
+    yield record
+    record.update(steal=stolen_share(ticks, cpu_ticks()), gflops=[speed, probe_gflops()])
+
+
+def summarize(seen: list[dict]) -> dict | None:
+    """Streams' records ({"steal", "gflops": [before, after]}): the mean and most steal, the probe's median and
+    range, and how many streams ran slow (NOTICEABLE steal, or a probe under SLOW_PROBE of the fastest); None for
+    none."""
+    if not seen:
+        return None
+    steal = [m["steal"] for m in seen if m["steal"] is not None]
+    speeds = [min(m["gflops"]) for m in seen]
+    fastest = max(speeds)
+    slow = sum((m["steal"] or 0.0) >= NOTICEABLE or min(m["gflops"]) < SLOW_PROBE * fastest for m in seen)
+    return {
+        "steal_mean": sum(steal) / len(steal) if steal else None,
+        "steal_max": max(steal) if steal else None,
+        "gflops_median": float(np.median(speeds)),
+        "gflops_min": min(speeds),
+        "gflops_max": fastest,
+        "streams": len(seen),
+        "slow": slow,
+    }
+
+
+def describe(m: dict, runs: str = "streams") -> str:
+    """summarize()'s figures as a sentence under a table; runs: what ran ("streams", "calls")."""
+    steal = (
+        f"the host took {100 * m['steal_mean']:.1f} % of its CPU time (at most {100 * m['steal_max']:.1f} %) and "
+        if m["steal_mean"] is not None
+        else ""
+    )
+    line = (
+        f"While the {runs} ran, {steal}a one-thread matrix product ran at {m['gflops_median']:.0f} GFLOP/s "
+        f"(median; {m['gflops_min']:.0f}–{m['gflops_max']:.0f})"
+    )
+    if not m["slow"]:
+        return line + "."
+    return (
+        f"{line}. {m['slow']} of {m['streams']} {runs} ran on a slow machine ({100 * NOTICEABLE:.0f} % stolen or "
+        f"more, or the probe under {100 * SLOW_PROBE:.0f} % of its fastest): their latency, round times and CPU are "
+        "the machine's as much as the code's."
+    )

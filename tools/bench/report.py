@@ -7,14 +7,12 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-
 from engine.scoring.latency import summarize
 from engine.scoring.wer import ZERO, WerCounts
+from tools.bench import machine
 from tools.bench.cost import summarize_costs
 from tools.bench.draws import compare_draws
 from tools.bench.final_score import changed_per_100, text_counts
-from tools.bench.machine import NOTICEABLE, SLOW_PROBE
 from tools.bench.manifest import NOT_HEADLINE_KINDS
 from tools.bench.paired import wer_difference
 
@@ -146,48 +144,13 @@ def summarize_run(records: list[dict]) -> dict:
         groups.append(_group(ALL, *headline, lower_is_measured))
     notes = list(dict.fromkeys(r["text"] for r in records if r["type"] == "note"))
     files = [_file_summary(r) for r in streams]
-    return {"meta": meta, "groups": groups, "files": files, "notes": notes, "machine": _machine(streams)}
-
-
-def _machine(streams: list[dict]) -> dict | None:
-    """The machine while the streams ran (tools.bench.machine): the host's steal and the probe's speed, and how many
-    streams ran slow (NOTICEABLE steal, or a probe under SLOW_PROBE of the run's fastest)."""
-    seen = [r["machine"] for r in streams if r.get("machine")]
-    if not seen:
-        return None
-    steal = [m["steal"] for m in seen if m["steal"] is not None]
-    speeds = [min(m["gflops"]) for m in seen]
-    fastest = max(speeds)
-    slow = sum((m["steal"] or 0.0) >= NOTICEABLE or min(m["gflops"]) < SLOW_PROBE * fastest for m in seen)
     return {
-        "steal_mean": sum(steal) / len(steal) if steal else None,
-        "steal_max": max(steal) if steal else None,
-        "gflops_median": float(np.median(speeds)),
-        "gflops_min": min(speeds),
-        "gflops_max": fastest,
-        "streams": len(seen),
-        "slow": slow,
+        "meta": meta,
+        "groups": groups,
+        "files": files,
+        "notes": notes,
+        "machine": machine.summarize([r["machine"] for r in streams if r.get("machine")]),
     }
-
-
-def _machine_line(m: dict) -> str:
-    steal = (
-        f"the host took {100 * m['steal_mean']:.1f} % of its CPU time (at most {100 * m['steal_max']:.1f} % in a "
-        "stream) and "
-        if m["steal_mean"] is not None
-        else ""
-    )
-    line = (
-        f"While the streams ran, {steal}a one-thread matrix product ran at {m['gflops_median']:.0f} GFLOP/s "
-        f"(median; {m['gflops_min']:.0f}–{m['gflops_max']:.0f})"
-    )
-    if not m["slow"]:
-        return line + "."
-    return (
-        f"{line}. {m['slow']} of {m['streams']} streams ran on a slow machine ({100 * NOTICEABLE:.0f} % stolen or "
-        f"more, or the probe under {100 * SLOW_PROBE:.0f} % of its fastest): their latency, round times and CPU are "
-        "the machine's as much as the code's (results.jsonl: `machine` per stream)."
-    )
 
 
 def _f(x: float | None, digits: int = 2, scale: float = 1.0) -> str:
@@ -284,12 +247,12 @@ def markdown(summary: dict) -> str:
         lines += [f"Note: {n}." for n in notices]
         lines.append("")
     lines += [f"Note: {n}." for n in summary.get("notes", [])]
-    machine = meta.get("machine", {})
-    if machine:
-        blas = f", {machine['blas']}" if machine.get("blas") else ""
-        lines.append(f"Machine: {machine.get('system')}, {machine.get('cpus')} CPUs, {machine.get('processor')}{blas}.")
+    host = meta.get("machine", {})
+    if host:
+        blas = f", {host['blas']}" if host.get("blas") else ""
+        lines.append(f"Machine: {host.get('system')}, {host.get('cpus')} CPUs, {host.get('processor')}{blas}.")
     if summary.get("machine"):
-        lines.append(_machine_line(summary["machine"]))
+        lines.append(machine.describe(summary["machine"]))
     return "\n".join(lines) + "\n"
 
 

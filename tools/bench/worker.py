@@ -31,7 +31,7 @@ from engine.session.events import done_record, final_record, round_record, word_
 from engine.stream.config import StreamConfig, build_processor
 from engine.stream.replay import PREFIX
 from engine.stream.runner import run_stream
-from tools.bench.machine import cpu_ticks, probe_gflops, stolen_share
+from tools.bench.machine import watched
 from tools.bench.memory import peak_rss_mb
 
 PROGRESS_EVERY_S = 0.5
@@ -91,9 +91,8 @@ def run_job(job: dict, emit) -> None:
                 file_pace, source = PREFIX + _recorded(job["cuts"][index], Path(folder)), FileSource(path)
             else:
                 file_pace, source = pace, PacedFileSource(path) if pace == "realtime" else FileSource(path)
-            speed, ticks = probe_gflops(), cpu_ticks()
-            done = run_stream(processor, source, pace=file_pace, on_update=recorder, notices=notices)
-            machine = {"steal": stolen_share(ticks, cpu_ticks()), "gflops": [speed, probe_gflops()]}
+            with watched() as machine:
+                done = run_stream(processor, source, pace=file_pace, on_update=recorder, notices=notices)
         stats = processor.stats
         emit(
             {

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from tools.bench.machine import cpu_ticks, probe_gflops, stolen_share
+from tools.bench import machine
 from tools.call.fixture import ECHO_DB, build_call, read_recipe, write_call
 from tools.call.score import score
 
@@ -31,12 +31,11 @@ def _stream(args: list[str], jsonl: Path, pace: str) -> dict:
     cost = jsonl.with_suffix(".cost.json")
     if not (jsonl.exists() and cost.exists()):
         cmd = [sys.executable, "-m", "cli.main", "stream", *args, "--pace", pace, "--jsonl", str(jsonl)]
-        speed, ticks = probe_gflops(), cpu_ticks()
-        done = subprocess.run([TIME, "-f", "%U %S %M", *cmd], capture_output=True, text=True, check=True)
-        machine = {"steal": stolen_share(ticks, cpu_ticks()), "gflops": [speed, probe_gflops()]}
+        with machine.watched() as state:
+            done = subprocess.run([TIME, "-f", "%U %S %M", *cmd], capture_output=True, text=True, check=True)
         user, system, rss_kb = done.stderr.strip().splitlines()[-1].split()
         cost.write_text(
-            json.dumps({"cpu_s": float(user) + float(system), "rss_mb": int(rss_kb) / 1024, "machine": machine})
+            json.dumps({"cpu_s": float(user) + float(system), "rss_mb": int(rss_kb) / 1024, "machine": state})
         )
     return json.loads(cost.read_text())
 
@@ -95,15 +94,9 @@ def table(rows: list[dict]) -> str:
                 f"({_fmt(alone, True)}) | {_fmt(m('guard', side, 'confirmed_latency_s'))} / "
                 f"{_fmt(m('guard', side, 'shown_latency_s'))} | {_fmt(m('cpu_per_audio_s'))} | {_fmt(m('rss_mb'))} |"
             )
-    seen = [r[key]["machine"] for r in rows for key in LEVELS if "machine" in r[key]]
+    seen = machine.summarize([r[key]["machine"] for r in rows for key in LEVELS if "machine" in r[key]])
     if seen:
-        steal = [m["steal"] for m in seen if m["steal"] is not None]
-        speeds = [min(m["gflops"]) for m in seen]
-        lines.append(
-            f"\nWhile the calls ran (tools/bench/machine.py): the host took {100 * np.mean(steal or [0]):.1f} % of the "
-            f"CPU time (at most {100 * max(steal or [0]):.1f} %), a one-thread matrix product ran at "
-            f"{min(speeds):.0f}–{max(speeds):.0f} GFLOP/s."
-        )
+        lines.append("\n" + machine.describe(seen, "calls"))
     return "\n".join(lines) + "\n"
 
 
