@@ -26,8 +26,7 @@ _CANDIDATES = (
     "/usr/local/lib/libopenblas.so.0",
 )
 
-_loaded: str | None = None  # the path of the OpenBLAS loaded into this process
-_library: ctypes.CDLL | None = None
+_library: ctypes.CDLL | None = None  # the OpenBLAS loaded into this process (its path: _name)
 
 # OpenBLAS core types by the x86-64 feature flags their kernels need, best first.
 _CORES = (
@@ -74,9 +73,9 @@ def load_openblas() -> str | None:
     Must run before the first ``import mlx`` (BlasOrderError otherwise); on macOS MLX uses Accelerate and this is a
     no-op.
     """
-    global _loaded, _library
-    if _loaded or not sys.platform.startswith("linux"):
-        return _loaded
+    global _library
+    if _library or not sys.platform.startswith("linux"):
+        return _library._name if _library else None
     if "mlx.core" in sys.modules:
         raise BlasOrderError(
             "MLX was imported before OpenBLAS was loaded, so MLX's CPU matrix work would run on its bundled "
@@ -96,7 +95,7 @@ def load_openblas() -> str | None:
     finally:
         if core:
             del os.environ["OPENBLAS_CORETYPE"]
-    _loaded, _library = path, library
+    _library = library
     return path
 
 
@@ -104,16 +103,16 @@ def loaded_blas() -> str:
     """Human-readable name of the BLAS MLX uses in this process."""
     if sys.platform == "darwin":
         return "Accelerate"
-    if not _loaded:
+    if not _library:
         return "bundled reference BLAS (slow; install libopenblas0-pthread)"
     core = _library.openblas_get_corename
     core.restype = ctypes.c_char_p
-    return f"OpenBLAS ({_loaded}, {core().decode()} kernels)"
+    return f"OpenBLAS ({_library._name}, {core().decode()} kernels)"
 
 
 def set_blas_threads(n: int) -> bool:
     """Set OpenBLAS's thread count process-wide (0: one per core); False where the BLAS cannot be told."""
-    if not _loaded:
+    if not _library:
         return False
     _library.openblas_set_num_threads(int(n) if n > 0 else os.cpu_count() or 1)
     return True
@@ -121,7 +120,7 @@ def set_blas_threads(n: int) -> bool:
 
 def blas_threads() -> int | None:
     """OpenBLAS's current thread count, or None when it is not the BLAS in use."""
-    return int(_library.openblas_get_num_threads()) if _loaded else None
+    return int(_library.openblas_get_num_threads()) if _library else None
 
 
 @functools.cache
