@@ -30,7 +30,11 @@ _WEIGHTS: dict[int, NumpyDecoderWeights] = {}  # by id(model); an entry goes whe
 
 
 def _np(a) -> np.ndarray:
-    return np.array(a, dtype=np.float32)
+    """An MLX array as float32 numpy: a read-only view of its memory where it is float32 (each layout below that
+    differs is one copy of it), else a converted copy."""
+    view = np.asarray(a, dtype=np.float32)
+    view.flags.writeable = False
+    return view
 
 
 @dataclass

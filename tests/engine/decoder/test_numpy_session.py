@@ -15,7 +15,7 @@ from tolerance import assert_close
 from engine.audio.files import load_audio
 from engine.decoder.beam_search import extend_beams, iter_decode_beam, run_steps
 from engine.decoder.mlx_session import DecoderSession
-from engine.decoder.numpy_session import NumpyDecoderSession
+from engine.decoder.numpy_session import NumpyDecoderSession, NumpyDecoderWeights
 from engine.decoder.options import DecodeOptions, make_rules
 from engine.encoder.input import Padding
 from engine.stream.round import Transcriber
@@ -51,6 +51,15 @@ def test_logits_match_the_mlx_session(transcriber, encoded):
     )
     picked = NumpyDecoderSession(transcriber.model, features).forward([tokens], positions=[0, len(tokens) - 1])
     assert_close(picked, expected[:, [0, -1]])
+
+
+def test_weights_read_the_models_arrays_without_writing_them(tiny_model):
+    decoder = tiny_model.model.decoder
+    weights = NumpyDecoderWeights.from_model(tiny_model.model)
+    assert np.shares_memory(weights.positions, np.asarray(decoder.positional_embedding))  # a view, not a copy
+    with pytest.raises(ValueError):
+        weights.positions[0, 0] = 0.0  # the model's own memory is read-only here
+    assert_close(weights.positions, np.array(decoder.positional_embedding))
 
 
 def test_reorder_keeps_cache_and_attention_with_their_hypotheses(transcriber, encoded):
