@@ -78,6 +78,17 @@ def _latency(reference: list[Word], confirmed: list, shown: bool) -> float | Non
     return summarize([x.latency for x in word_latencies(reference, events)]).mean
 
 
+def _spelled(words: list[Word]) -> list[tuple[str, float]]:
+    """Each word's spelling and start, for _said_near."""
+    return [(spelling(w.text), w.start) for w in words]
+
+
+def _said_near(spelled: list[tuple[str, float]], text: str, at: float) -> bool:
+    """Whether the spelled words hold text within ECHO_NEAR_S of time at."""
+    key = spelling(text)
+    return any(s == key and abs(start - at) <= ECHO_NEAR_S for s, start in spelled)
+
+
 def labelled(reference: list[dict], said: dict[str, list[Word]], side: str) -> float | None:
     """Of the side's reference words (text, start) the call recognized, the share under the side's label; None where
     it recognized none. A word is recognized under its label where the alignment with the side's words pairs it, and
@@ -85,11 +96,8 @@ def labelled(reference: list[dict], said: dict[str, list[Word]], side: str) -> f
     words = [(t, w["start"]) for w in reference for t in normalize_text(w["text"]).split()]
     own = [t for w in said[side] for t in normalize_text(w.text).split()]
     paired = {p.ref for p in align([t for t, _ in words], own) if p.op == "hit"}
-    other = [(spelling(w.text), w.start) for w in said["them" if side == "you" else "you"]]
-    elsewhere = sum(
-        i not in paired and any(s == spelling(t) and abs(at - start) <= ECHO_NEAR_S for s, at in other)
-        for i, (t, start) in enumerate(words)
-    )
+    other = _spelled(said["them" if side == "you" else "you"])
+    elsewhere = sum(i not in paired and _said_near(other, t, start) for i, (t, start) in enumerate(words))
     return len(paired) / (len(paired) + elsewhere) if paired or elsewhere else None
 
 
@@ -113,8 +121,8 @@ def score(jsonl: Path, fixture: Path, guard: bool = False, alone: str | None = N
     if alone:
         return out
     them = json.loads((fixture / "reference-them.json").read_text())["words"]
-    yours = [(spelling(w.text), w.start) for w in said["you"]]
-    echoed = sum(any(s == spelling(t["text"]) and abs(at - t["start"]) <= ECHO_NEAR_S for s, at in yours) for t in them)
+    yours = _spelled(said["you"])
+    echoed = sum(_said_near(yours, t["text"], t["start"]) for t in them)
     out["echo"] = echoed / len(them)
     return out
 
