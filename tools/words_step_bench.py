@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         return logits
 
     def rank(label: str) -> None:
-        extend_beams(beams, [0.0] * 5, rules[label].logprobs(logits, beams), 5, tokenizer.eot)
+        scores = rules[label].scores(rules[label].logprobs(logits, beams), beams)
+        extend_beams(beams, [0.0] * 5, scores, 5, tokenizer.eot)
 
     logits = forward()
     forward_ms = best_ms(forward, args.repeats)

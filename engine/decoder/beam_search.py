@@ -7,9 +7,10 @@ keys/values are batch 1 and shared, so they never need reordering. The prompt is
 step fans it out to the full beam, which gives the same candidates as openai-whisper's beam_size identical copies.
 
 Ranking: each step extends every live hypothesis by its beam_size + 1 best tokens, keeps the
-beam_size best non-EOT candidates by summed log-probability and collects the EOT ones as finished
+beam_size best non-EOT candidates by summed score (the log-probability, plus the bonus of the words to know where
+a list is given: TokenRules.scores) and collects the EOT ones as finished
 (at most round(beam_size * patience)); decoding stops when that many have finished. At the end the
-finished sequences (topped up with live ones if fewer than beam_size) are ranked by sum_logprob /
+finished sequences (topped up with live ones if fewer than beam_size) are ranked by summed score /
 length, or by Google NMT's length penalty ((5 + length) / 6) ** length_penalty when it is set.
 
 Beam pruning (options.beam_pruning, with the previous round's tokens as `reference`): steps run at
@@ -42,8 +43,9 @@ frame reached, as SimulStreaming's rewind_threshold: the alignment heads' peak j
 too, so rounds stopped mid-word and the stream lost whole sentences.)
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
-The result also carries each sampled token's probability and, from the session's trace, the alignment
-heads' cross-attention of the winning hypothesis, for word times without a second decoder pass.
+The result carries the model's own log-probability of the tokens and each sampled token's probability (without
+the words' bonus), and, from the session's trace, the alignment heads' cross-attention of the winning hypothesis,
+for word times without a second decoder pass.
 """
 
 from __future__ import annotations
@@ -108,10 +110,11 @@ class _BeamDecoder:
         self.done = False
         self.guarded = False
 
-    def narrow_step(self, token: int, logprob: float) -> list[int]:
-        """Keep only the single hypothesis, extended by `token`; returns the parents for reordering."""
+    def narrow_step(self, token: int, score: float, logprob: float) -> list[int]:
+        """Keep only the single hypothesis, extended by `token` (its score and the model's log-probability of it);
+        returns the parents for reordering."""
         self.widths.append(1)
-        total, lps = self.sums[0] + logprob, self.lps[0] + [logprob]
+        total, lps = self.sums[0] + score, self.lps[0] + [logprob]
         if token == self.eot:
             self._finish((*self.beams[0], token), total, lps, 0)
             self.beams, self.sums, self.lps, self.done = [], [], [], True
@@ -125,16 +128,18 @@ class _BeamDecoder:
         self.finished[sequence] = total
         self.ends[sequence] = (lps, self.trace.path(row) if row is not None else None)
 
-    def full_step(self, logprobs: np.ndarray) -> list[int]:
+    def full_step(self, scores: np.ndarray, logprobs: np.ndarray) -> list[int]:
+        """Extend every hypothesis by the beam's best tokens by score; each token keeps the model's log-probability
+        of it (logprobs). Returns the parents for reordering."""
         beam_size = self.options.beam_size
         max_finished = round(beam_size * self.options.patience)
-        beams, sums, lps = self.beams, self.sums, self.lps
-        self.beams, self.sums, parents, newly = extend_beams(beams, sums, logprobs, beam_size, self.eot)
-        self.lps = [lps[p] + [total - sums[p]] for p, total in zip(parents, self.sums)]
+        beams, lps = self.beams, self.lps
+        self.beams, self.sums, parents, newly = extend_beams(beams, self.sums, scores, beam_size, self.eot)
+        self.lps = [lps[p] + [float(logprobs[p, beam[-1]])] for p, beam in zip(parents, self.beams)]
         self.widths.append(len(self.beams))
         for sequence in sorted(newly, key=newly.get, reverse=True)[: max(0, max_finished - len(self.finished))]:
             j = beams.index(list(sequence[:-1]))
-            self._finish(sequence, newly[sequence], lps[j] + [newly[sequence] - sums[j]], j)
+            self._finish(sequence, newly[sequence], lps[j] + [float(logprobs[j, self.eot])], j)
         self.done = len(self.finished) >= max_finished
         return parents
 
@@ -154,13 +159,13 @@ class _BeamDecoder:
         scores = [
             length_normalized(s, len(seq) - self.sample_begin - 1, self.options.length_penalty) for seq, s in candidates
         ]
-        best, best_sum = candidates[int(np.argmax(scores))]
+        best = candidates[int(np.argmax(scores))][0]
         tokens, (lps, path) = list(best[self.sample_begin : -1]), self.ends[best]
         attention = None  # the queries that predicted each token and EOT
         if path is not None:
             attention = self.trace.logits(path, list(range(self.sample_begin - 1, self.sample_begin + len(tokens))))
         probs = [float(np.exp(lp)) for lp in lps[: len(tokens)]]
-        return DecodeResult(tokens, best_sum, no_speech, self.widths, probs, attention, self.guarded)
+        return DecodeResult(tokens, float(sum(lps)), no_speech, self.widths, probs, attention, self.guarded)
 
     def at_audio_end(self, position: int = -1) -> bool:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
@@ -251,8 +256,9 @@ def iter_decode_beam(
     limit = min(options.max_tokens, model.dims.n_text_ctx - len(start))
     while len(decoder.widths) < limit and not decoder.at_audio_end():
         logprobs = rules.logprobs(rows, decoder.beams)
+        scores = rules.scores(logprobs, decoder.beams)
         if narrow:
-            token = int(logprobs[0].argmax())
+            token = int(scores[0].argmax())
             if options.verify_reference and pruner.position and pruner.accepts(token):
                 draft = pruner.draft(decoder.beams[0][len(start) :])[: limit - len(decoder.widths) - 1]
                 if len(draft) > 1 and draft[0] == token:
@@ -260,9 +266,9 @@ def iter_decode_beam(
                     continue
             narrow = pruner.narrow_step(token)
         if narrow:
-            parents = decoder.narrow_step(token, float(logprobs[0, token]))
+            parents = decoder.narrow_step(token, float(scores[0, token]), float(logprobs[0, token]))
         else:
-            parents = decoder.full_step(logprobs)
+            parents = decoder.full_step(scores, logprobs)
             if not decoder.done and pruner is not None and pruner.full_step(decoder.beams[0][len(start) :]):
                 narrow, parents = True, decoder.collapse(parents)
         if decoder.done or len(decoder.widths) == limit or decoder.ends_loop(parents[0], tokenizer.timestamp_begin):
@@ -286,11 +292,12 @@ def _verify(decoder: _BeamDecoder, pruner: Pruner, draft: list[int], rows: np.nd
             break
         row = rows if k == 0 else logits[k - 1 : k]
         logprobs = decoder.rules.logprobs(row, decoder.beams)
-        token = int(logprobs[0].argmax())
+        scores = decoder.rules.scores(logprobs, decoder.beams)
+        token = int(scores[0].argmax())
         if token != expected or not pruner.accepts(token):
             break
         pruner.narrow_step(token)
-        decoder.narrow_step(token, float(logprobs[0, token]))
+        decoder.narrow_step(token, float(scores[0, token]), float(logprobs[0, token]))
         accepted += 1
     session.truncate(kept + accepted)
     return rows if accepted == 0 else logits[accepted - 1 : accepted]

@@ -2,8 +2,9 @@
 
 Suppressed tokens, blank suppression at the first step, and the timestamp rules
 (pairs, monotone, initial timestamp cap), plus a cap at the real audio length so that
-decoding against shorter audio features never emits a timestamp past the audio, and, with a list of words to know,
-their bonus (engine.decoder.word_bias) on the log-probabilities.
+decoding against shorter audio features never emits a timestamp past the audio. With a list of words to know, the
+beam ranks by scores: the log-probabilities plus the words' bonus (engine.decoder.word_bias); the tokens keep the
+model's own probabilities, which the rules downstream read as how sure a round is.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class TokenRules:
         bias: WordBias | None = None,
     ):
         """speech_until_step: EOT is masked until a timestamp of at least this index has been sampled; bias: the
-        listed words' bonus, added after the rules."""
+        listed words' bonus, which scores adds."""
         self.tokenizer = tokenizer
         self.bias = bias
         self.sample_begin = sample_begin
@@ -80,10 +81,16 @@ class TokenRules:
             logits += self.blank_mask
         if self.with_timestamps:
             self._timestamp_rules(logits, sequences, at_begin)
-        logprobs = log_softmax(logits)
-        if self.bias is not None:
-            self.bias.add_to(logprobs, sequences, self.sample_begin)
-        return logprobs
+        return log_softmax(logits)
+
+    def scores(self, logprobs: np.ndarray, sequences: list[list[int]]) -> np.ndarray:
+        """What the beam ranks by: the log-probabilities plus the listed words' bonus (the same array without a
+        list)."""
+        if self.bias is None:
+            return logprobs
+        scores = logprobs.copy()
+        self.bias.add_to(scores, sequences, self.sample_begin)
+        return scores
 
     def _timestamp_rules(self, logits: np.ndarray, sequences: list[list[int]], at_begin: bool) -> None:
         ts = self.ts_begin

@@ -87,10 +87,14 @@ def test_the_words_go_before_the_confirmed_text_which_keeps_its_tail(tiny_model)
     assert build_vocabulary("Gutenberg", tokenizer, "bias").prompt(confirmed) == confirmed
 
 
-def _said(tiny_model, words: str | None, clip: str = "LJ001-0024.wav") -> str:
+def _words(tiny_model, words: str | None, clip: str = "LJ001-0024.wav") -> list[Word]:
     vocabulary = build_vocabulary(words, tiny_model.tokenizer(None))
     transcriber = Transcriber(tiny_model, decode=DecodeOptions(beam_size=5), vocabulary=vocabulary)
-    return " ".join(w.text.strip() for w in transcriber.transcribe(load_audio(DATA / clip)).words)
+    return transcriber.transcribe(load_audio(DATA / clip)).words
+
+
+def _said(tiny_model, words: str | None, clip: str = "LJ001-0024.wav") -> str:
+    return " ".join(w.text.strip() for w in _words(tiny_model, words, clip))
 
 
 def test_listed_names_the_model_misspells_come_out_right(tiny_model):
@@ -98,6 +102,18 @@ def test_listed_names_the_model_misspells_come_out_right(tiny_model):
     assert "Maintz" not in without and "Schoeffer" not in without
     with_list = _said(tiny_model, NAMES)
     assert "Maintz" in with_list and "Schoeffer" in with_list
+
+
+def test_a_listed_word_keeps_the_models_own_probability_not_the_bonus(tiny_model):
+    # the rounds' rules read a word's probability as how sure it is (AlignAtt confirms sure words at once, the
+    # final pass spares utterances of sure words): the bonus that made the beam spell a name must not make it sure
+    without, with_list = _words(tiny_model, None), _words(tiny_model, NAMES)
+    assert all(0.0 < w.probability <= 1.0 for w in with_list)
+    listed = {w.text.strip(" .,"): w.probability for w in with_list if w.text.strip(" .,") in ("Maintz", "Schoeffer")}
+    assert set(listed) == {"Maintz", "Schoeffer"} and max(listed.values()) < 0.9
+    same = [(a.probability, b.probability) for a, b in zip(without, with_list) if a.text == b.text]
+    assert len(same) >= len(without) - 2
+    assert [b for _, b in same] == pytest.approx([a for a, _ in same], abs=0.02)
 
 
 def test_an_unrelated_list_changes_no_word(tiny_model):
