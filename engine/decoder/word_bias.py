@@ -4,9 +4,11 @@ the tokens that continue one (hotword boosting, as TCPGen-style trie biasing wit
 Each listed word is spelled four ways (with and without a leading space, as written and capitalised); every
 prefix of a spelling is a node of the tree, with the tokens that may follow it. At a decoding step a hypothesis
 whose sampled text ends in a node (the longest one) gets CONTINUE_BONUS on that node's next tokens: the word is
-being spelled. A hypothesis that is not inside a listed word gets FIRST_BONUS on the words' first tokens. Nothing
-else changes, so a word that was not said stays unlikely: the first token's bonus is small, and the bonus stops
-as soon as the text leaves the tree.
+being spelled. A hypothesis that is not inside a listed word gets FIRST_BONUS on the first tokens of the spellings
+that open a word (those with a leading space). A spelling without one (after a quote or a hyphen) is continued
+once the model starts it, but not started: its first token is often a piece of other words too ("b" of "birch"),
+and a bonus on it would reach into the middle of every word. Nothing else changes, so a word that was not said
+stays unlikely: the first token's bonus is small, and the bonus stops as soon as the text leaves the tree.
 
 The tree is built once per vocabulary; a step costs one dictionary look-up per suffix length per hypothesis and
 one indexed add per hypothesis.
@@ -34,15 +36,17 @@ class WordBias:
     def __init__(
         self,
         sequences: Sequence[Sequence[int]],
+        openers: Sequence[Sequence[int]],
         first_bonus: float = FIRST_BONUS,
         continue_bonus: float = CONTINUE_BONUS,
     ):
-        """sequences: every spelling of every listed word, as tokens."""
+        """sequences: every spelling of every listed word, as tokens; openers: those that open a word (a leading
+        space), whose first tokens get first_bonus."""
         following: dict[tuple[int, ...], set[int]] = {}
         for tokens in sequences:
             for n in range(1, len(tokens)):
                 following.setdefault(tuple(tokens[:n]), set()).add(tokens[n])
-        self.first = np.array(sorted({t[0] for t in sequences if t}), dtype=np.int64)
+        self.first = np.array(sorted({t[0] for t in openers if t}), dtype=np.int64)
         self.next = {prefix: np.array(sorted(ids), dtype=np.int64) for prefix, ids in following.items()}
         self.longest = max((len(p) for p in self.next), default=0)
         self.first_bonus, self.continue_bonus = first_bonus, continue_bonus
