@@ -213,8 +213,8 @@ def build_vocabulary(text: str | None, tokenizer: Tokenizer, use: str = WORDS_US
     kept, left_out = tuple(words[: len(pieces)]), tuple(words[len(pieces) :])
     bias = None
     if use != "prompt":
-        forms = [form for word in kept for form in spellings(word)]
-        bias = WordBias([tokenizer.encode(f) for f in forms], [tokenizer.encode(f) for f in forms if f[0] == " "])
+        spelled = {form: tokenizer.encode(form) for word in kept for form in spellings(word)}
+        bias = WordBias(list(spelled.values()), [tokens for form, tokens in spelled.items() if form[0] == " "])
     in_prompt = use != "bias"
     entries = tuple(tuple(word_key(w) for w in _rare_words(phrase, tokenizer)) for phrase in kept)
     vocabulary = Vocabulary(
