@@ -4,7 +4,8 @@ Seeking is openai-whisper's (transcribe.py): a window keeps its complete segment
 timestamp pair) and the next window starts where the last of them ends (its last word's end, with word
 timestamps); a window that ends on a single timestamp is kept whole. A failed window (its text repeats
 itself: compression ratio > 2.4, or it is unsure: average log-probability < -1) is decoded again at
-rising temperatures, as openai-whisper does, unless it is silence.
+rising temperatures, as openai-whisper does, unless it is silence. The sampling starts from a fixed seed, so the
+same file gives the same transcript every time (MLX seeds its generator from the clock).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from engine.stream.round import COMPRESSION_RATIO, LOGPROB_FLOOR, NO_SPEECH_PROB
 
 WINDOW = 30 * SAMPLE_RATE
 TEMPERATURES = (0.2, 0.4, 0.6, 0.8, 1.0)  # after the transcriber's own decoding at temperature 0
+SAMPLING_SEED = 0
 
 
 def _failed(transcriber: Transcriber, result: DecodeResult) -> bool:
@@ -43,6 +45,7 @@ def _sample(transcriber: Transcriber, encoded: Encoded, prompt: list[int], tempe
         fp16=fp16,
         sample_len=transcriber.decode_options.max_tokens,
     )
+    mx.random.seed(SAMPLING_SEED)
     out = decode(transcriber.model, encoded.features[0], options)
     tokens = [t for t in out.tokens if t < transcriber.tokenizer.eot or t >= transcriber.tokenizer.timestamp_begin]
     steps = encoded.audio_steps

@@ -145,6 +145,22 @@ def test_transcribe_writes_word_timestamps(tmp_path):
     assert words[0]["start"] < 1.0 and 6.0 < words[-1]["end"] < 8.0
 
 
+def test_transcribe_gives_the_same_text_every_time_where_it_samples(tmp_path):
+    """Speech played backwards: tiny.en's greedy window fails and is decoded again at rising temperatures, which
+    samples; each run of the command writes the same text all the same (a process of its own each: MLX seeds its
+    generator from the clock)."""
+    import soundfile as sf
+
+    from engine.audio.files import SAMPLE_RATE, load_audio
+
+    backwards = tmp_path / "backwards.wav"
+    sf.write(backwards, load_audio(DATA / "LJ001-0008.wav")[::-1], SAMPLE_RATE)
+    runs = [whisperflow("transcribe", str(backwards)) for _ in range(3)]
+    assert all(run.returncode == 0 for run in runs), runs[0].stderr
+    texts = {run.stdout for run in runs}
+    assert len(texts) == 1 and texts.pop().strip(), [run.stdout for run in runs]
+
+
 def test_terminal_captions_show_a_period_the_next_word_contradicts_as_a_comma():
     """As in the caption window: "exhibition." followed by "in", confirmed or tentative, reads "exhibition,"; a
     sentence end, an abbreviation and a period with no word after it for a round keep their periods."""

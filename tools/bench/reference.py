@@ -15,7 +15,7 @@ from engine.runtime.paths import cache_dir
 from engine.session.words import Word
 from tools.bench.textgrid import read_textgrid_words
 
-OFFLINE_METHOD = "offline-v1: whole file, 30 s windows with seeking, greedy, padded to 30 s"
+OFFLINE_METHOD = "offline-v2: whole file, 30 s windows with seeking, greedy, padded to 30 s, seeded fallback"
 _SIZE_RANK = {"tiny": 0, "base": 1, "small": 2, "medium": 3, "turbo": 3.5, "large": 4}
 
 
