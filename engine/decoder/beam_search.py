@@ -38,9 +38,10 @@ next round, with more audio, says the rest. Verified tokens are checked the same
 The loop stop (options.loop_tokens): when the best hypothesis's text ends in a span said again back to back,
 loop_tokens tokens or more in all ("has never been surpassed. has never been surpassed."), the round ends after
 the span's first copy, as a guarded round. Such a loop would otherwise run to the token budget and be redone
-padded to 30 s. (Measured and left out: ending the round where the attention peak jumps back behind the furthest
-frame reached, as SimulStreaming's rewind_threshold: the alignment heads' peak jumps back inside multi-token words
-too, so rounds stopped mid-word and the stream lost whole sentences.)
+padded to 30 s. With options.loop_runaway (the final pass) the result is marked looped, and the caller decodes it
+again padded at once. (Measured and left out: ending the round where the attention peak jumps back behind the
+furthest frame reached, as SimulStreaming's rewind_threshold: the alignment heads' peak jumps back inside
+multi-token words too, so rounds stopped mid-word and the stream lost whole sentences.)
 
 Beam widths: each decoding step records the beam it keeps (1 for a pruned step, beam_size otherwise).
 The result carries the model's own log-probability of the tokens and each sampled token's probability (without
@@ -109,6 +110,7 @@ class _BeamDecoder:
         self.widths: list[int] = []
         self.done = False
         self.guarded = False
+        self.looped = False
 
     def narrow_step(self, token: int, score: float, logprob: float) -> list[int]:
         """Keep only the single hypothesis, extended by `token` (its score and the model's log-probability of it);
@@ -165,7 +167,9 @@ class _BeamDecoder:
         if path is not None:
             attention = self.trace.logits(path, list(range(self.sample_begin - 1, self.sample_begin + len(tokens))))
         probs = [float(np.exp(lp)) for lp in lps[: len(tokens)]]
-        return DecodeResult(tokens, float(sum(lps)), no_speech, self.widths, probs, attention, self.guarded)
+        return DecodeResult(
+            tokens, float(sum(lps)), no_speech, self.widths, probs, attention, self.guarded, looped=self.looped
+        )
 
     def at_audio_end(self, position: int = -1) -> bool:
         """The guard: does the best hypothesis's query at `position` of the newest forward call attend most to
@@ -190,7 +194,7 @@ class _BeamDecoder:
             return False
         lps = self.lps[0][:cut]
         self._finish((*self.beams[0][: self.sample_begin + cut], self.eot), float(sum(lps)), lps, row)
-        self.beams, self.sums, self.lps, self.done, self.guarded = [], [], [], True, True
+        self.beams, self.sums, self.lps, self.done, self.guarded, self.looped = [], [], [], True, True, True
         return True
 
 

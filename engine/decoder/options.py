@@ -38,6 +38,9 @@ class DecodeOptions:
     # End the round after the first copy when its text ends in a span repeated back to back, loop_tokens tokens or
     # more in all (a loop, which would run to the token budget); 0: off
     loop_tokens: int = 0
+    # With loop_tokens: a loop makes the decoding a runaway (DecodeResult.looped), which the final pass decodes again
+    # padded to 30 s, where it would otherwise have run to its token budget first; a round keeps the first copy
+    loop_runaway: bool = False
     # No EOT before a timestamp token has reached this index (20 ms steps into the audio): a voice-activity
     # detector heard speech up to there, so a round that ends sooner has left it unsaid; 0: off
     speech_until_step: int = 0
@@ -56,6 +59,7 @@ class DecodeResult:
     token_probs: list[float] = field(default_factory=list)  # each sampled token's probability
     attention: np.ndarray | None = None  # alignment heads' cross-attention logits (engine.word_timing)
     guarded: bool = False  # the guard ended the round at the end of its audio or at a loop (guard_frames, loop_tokens)
+    looped: bool = False  # the loop stop ended it (loop_tokens)
 
     @property
     def avg_logprob(self) -> float:

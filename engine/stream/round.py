@@ -32,6 +32,7 @@ LOGPROB_FLOOR = -1.0  #   average token log-probability at least this, and
 WORD_PROB_FLOOR = 0.5  #   mean word probability at least this (tiny.en's "you" on silence: 0.1-0.4)
 COMPRESSION_RATIO = 2.4  # above this the text repeats itself: a runaway round, never confirmed
 FINAL_BEAM = 5  # the final pass's beam (engine.stream.finalize), as offline decodes with beam search
+FINAL_LOOP_TOKENS = 8  # a final decoding repeating this many tokens back to back ran away (DecodeOptions.loop_runaway)
 DIGITAL_SILENCE = 1e-4  # peak below this (-80 dBFS): nothing to hear, the model is not asked
 
 log = logging.getLogger(__name__)
@@ -176,21 +177,29 @@ class Transcriber:
         """This transcriber, padded to 30 s: a separate one, as a pipelined encoder may be using this one."""
         twin = copy(self)
         twin.padding = PAD30
+        if self.decode_options.loop_runaway:  # padded, a decoding ends where the speech does: no loop to cut short
+            twin.decode_options = replace(self.decode_options, loop_tokens=0, loop_runaway=False)
         return twin
 
     def final_pass(self) -> Transcriber:
         """The transcriber that decodes an utterance again once it ended (engine.stream.finalize): this model, with
         this transcriber's hush word after the audio (no silence before it) or padded to 30 s, at beam FINAL_BEAM
-        without the guard or the loop stop (a decoding that loops is decoded again padded to 30 s: ended at the
-        loop, short prompts kept a repeated word, docs/bench/finalize). Given a reference (the final text already
-        heard before the utterance and the utterance's confirmed words), it re-reads that at beam 1, checked in one
-        pass, and widens to the full beam where it hears otherwise. The hush word reads as well as padding there and
-        costs less (docs/bench/finalize). The words to know are its bias only: in its prompt they made it stop early,
-        leaving out the end of an utterance; the finalizer keeps a confirmed listed word its text replaced
+        without the guard. A decoding that loops is decoded again padded to 30 s as soon as the loop shows
+        (FINAL_LOOP_TOKENS), not after running to its token budget; ended at the loop instead, short prompts kept a
+        repeated word (docs/bench/finalize). Given a reference (the final text already heard before the utterance
+        and the utterance's confirmed words), it re-reads that at beam 1, checked in one pass, and widens to the
+        full beam where it hears otherwise. The hush word reads as well as padding there and costs less
+        (docs/bench/finalize). The words to know are its bias only: in its prompt they made it stop early, leaving
+        out the end of an utterance; the finalizer keeps a confirmed listed word its text replaced
         (docs/bench/words)."""
         padding = replace(self.padding, min_seconds=0.0) if self.padding.kind == "hush" else PAD30
         decode = DecodeOptions(
-            beam_size=FINAL_BEAM, beam_pruning=True, verify_reference=True, decoder=self.decode_options.decoder
+            beam_size=FINAL_BEAM,
+            beam_pruning=True,
+            verify_reference=True,
+            loop_tokens=FINAL_LOOP_TOKENS,
+            loop_runaway=True,
+            decoder=self.decode_options.decoder,
         )
         vocabulary = self.vocabulary and self.vocabulary.bias_only()
         return Transcriber(self.loaded, language=self.language, padding=padding, decode=decode, vocabulary=vocabulary)
@@ -253,18 +262,20 @@ class Transcriber:
         )
 
     def degenerate(self, result: DecodeResult, encoded: Encoded) -> bool:
-        """An unpadded round that ran away: it used its whole token budget or repeats itself."""
+        """An unpadded round that ran away: it used its whole token budget, repeats itself, or looped where a loop is
+        a runaway (DecodeOptions.loop_runaway)."""
         if self.padding.kind == "pad30":
             return False
         text = self.tokenizer.decode([t for t in result.tokens if t < self.tokenizer.eot])
         used_budget = len(result.beam_widths) >= self.options_for(encoded.audio_steps).max_tokens
-        ran_away = used_budget or compression_ratio(text) > COMPRESSION_RATIO
+        looped = result.looped and self.decode_options.loop_runaway
+        ran_away = used_budget or looped or compression_ratio(text) > COMPRESSION_RATIO
         if ran_away and log.isEnabledFor(logging.DEBUG):
             log.debug(
                 "padded retry: a %.2f s round ran away (%d tokens%s, compression %.2f): %r",
                 encoded.n_samples / SAMPLE_RATE,
                 len(result.beam_widths),
-                ", its whole budget" if used_budget else "",
+                ", its whole budget" if used_budget else ", a loop" if looped else "",
                 compression_ratio(text),
                 text[-80:],
             )
