@@ -15,6 +15,7 @@ class FakeTranscriber:
     decode_options = DecodeOptions()  # beam 1, no guard
     holds_back = False
     vocabulary = None  # no words to know
+    between_steps = None  # what the stream asks to run between decoding steps (a stand-in with steps calls it)
 
     def text_tokens(self, text: str) -> list[int]:
         """A stand-in tokenizer: each word's length."""

@@ -51,7 +51,7 @@ for word times without a second decoder pass.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 import mlx.core as mx
 import numpy as np
@@ -220,13 +220,15 @@ def decode_beam(*args, **kwargs) -> DecodeResult:
     return run_steps(iter_decode_beam(*args, **kwargs))
 
 
-def run_steps(steps: Generator[None, None, DecodeResult]) -> DecodeResult:
-    """Run a decoding generator to its end and return its result."""
+def run_steps(steps: Generator[None, None, DecodeResult], between: Callable[[], None] | None = None) -> DecodeResult:
+    """Run a decoding generator to its end and return its result; between is called after each of its steps."""
     while True:
         try:
             next(steps)
         except StopIteration as stop:
             return stop.value
+        if between is not None:
+            between()
 
 
 def iter_decode_beam(

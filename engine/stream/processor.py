@@ -6,7 +6,7 @@ API as in Whisper-Streaming: ``insert_audio_chunk`` / ``process_iter`` / ``finis
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
@@ -74,6 +74,7 @@ class RoundTranscriber(Protocol):
 
     decode_options: DecodeOptions
     vocabulary: Vocabulary | None  # the words to know (None: no list)
+    between_steps: Callable[[], None] | None  # called between a round's decoding steps (None: nothing)
 
     @property
     def max_buffer_s(self) -> float:

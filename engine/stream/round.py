@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from copy import copy
 from dataclasses import dataclass, replace
@@ -146,6 +146,8 @@ class Transcriber:
         self.decode_options = decode if vocabulary is None else replace(decode, bias=vocabulary.bias)
         self.word_timestamps = word_timestamps
         self.guarded = True  # False while the stream's last rounds decode: its audio really ends there
+        self.between_steps: Callable[[], None] | None = None  # called between a round's decoding steps, on the
+        # round's thread (the stream's final texts go out meanwhile: engine.stream.runner)
 
     @contextmanager
     def unguarded(self) -> Iterator[None]:
@@ -429,5 +431,5 @@ class Round:
         return replace(result, padded_retry=self.padded_retry, at_budget=self.at_budget)
 
     def run(self, prompt_tokens: list[int], reference: list[int] | None) -> RoundResult:
-        run_steps(self.steps(prompt_tokens, reference))
+        run_steps(self.steps(prompt_tokens, reference), self.transcriber.between_steps)
         return self.assemble()

@@ -22,7 +22,7 @@ from engine.errors import DeviceError, WhisperFlowError
 from engine.runtime.executor import Executor
 from engine.runtime.mlx_thread import gpu_available
 from engine.session.events import DoneEvent, FinalEvent, RoundEvent, StreamUpdate
-from engine.session.words import WordEvent
+from engine.session.words import Word, WordEvent
 from engine.stream.finalize import Finalizer
 from engine.stream.processor import OnlineProcessor
 from engine.stream.replay import is_replay, load_recorded
@@ -104,6 +104,7 @@ class StreamLoop:
         self.finalizer: Finalizer | None = None
         self.failure: DeviceError | None = None
         self.level = 0.0  # the latest round's input level
+        self.tail: list[Word] = []  # the unconfirmed words of the latest update
         self.ended = False
         self.finished = 0.0
         self.cpu0, self.wall0 = time.process_time(), time.perf_counter()
@@ -113,7 +114,8 @@ class StreamLoop:
         self.wall0 = time.perf_counter()
 
     def attach_finalizer(self, executor: Executor | None) -> None:
-        """Final passes run on executor (None: this stream has none)."""
+        """Final passes run on executor (None: this stream has none). In realtime a final text decoded while a round
+        runs goes out between that round's decoding steps, not once the round is over (a round's time later)."""
         if executor is not None:
             processor = self.processor
             self.finalizer = Finalizer(
@@ -123,6 +125,8 @@ class StreamLoop:
                 policy=processor.final_policy,
                 detector=processor.vad,
             )
+            if self.pace == "realtime":
+                processor.transcriber.between_steps = self._report_finals
 
     def clock(self) -> float:
         if self.recorded is not None:
@@ -135,7 +139,7 @@ class StreamLoop:
     ) -> float:
         processor = self.processor
         now = round(self.clock(), 5)  # to 10 µs, as a round record keeps it: a replay's words carry the same times
-        tentative = processor.tentative()
+        tentative = self.tail = processor.tentative()
         shown = self.tracker.update(words, tentative, now)
         events = [w.confirmed(now, shown=at) for w, at in zip(words, shown)]
         self.level = level
@@ -148,14 +152,15 @@ class StreamLoop:
         return now
 
     def _report_finals(self) -> None:
-        """While the stream waits for audio: final texts decoded since the last update go out at once, in an update
-        without a round (the next round's would come up to a round's time later)."""
+        """While the stream waits for audio, or between a round's decoding steps in realtime: final texts decoded
+        since the last update go out at once, in an update without a round, with the tail as last shown (the next
+        round's update would come up to a round's time later)."""
         done = self.finalizer.ready() if self.finalizer else []
         if done and self.on_update:
-            processor, now = self.processor, round(self.clock(), 5)
+            now = round(self.clock(), 5)
             finals = [replace(f, clock=now) for f in done]
-            tentative = processor.tentative()
-            self.on_update(StreamUpdate([], tentative, now, 0.0, processor.buffer_s, self.level, finals=finals))
+            update = StreamUpdate([], self.tail, now, 0.0, self.processor.buffer_s, self.level, finals=finals)
+            self.on_update(update)
 
     def _take(self) -> np.ndarray:
         """The next audio of a round (the pace decides how much); sets ended at the source's end."""
@@ -200,7 +205,8 @@ class StreamLoop:
         return self.live
 
     def flush(self) -> None:
-        """Confirm the tail: the source ended, failed or was stopped."""
+        """Confirm the tail: the source ended, failed or was stopped (the last update carries every final text)."""
+        self.processor.transcriber.between_steps = None
         self.rounds += 1
         cut = self.failure is not None or not self.ended  # stopped mid-speech: the last word may be cut off
         self.finished = self._report(self.processor.finish(cut), 0.0, 0.0, None, cut=cut)

@@ -1,7 +1,8 @@
 """Utterance finalization (engine/stream/finalize.py): a scripted stream whose confirmed words are wrong is corrected
 in its JSONL, its journal and an export; speech without a pause is finalized in pieces without losing a word; a
 confirmed listed word the final pass misspells stays; an utterance the rounds were sure of is not decoded again,
-unless its words leave out speech the detector heard."""
+unless its words leave out speech the detector heard; in realtime a final text goes out as soon as it is decoded,
+while the stream waits for audio or between a round's decoding steps."""
 
 import time
 from concurrent.futures import Future
@@ -248,13 +249,15 @@ def test_a_wrong_confirmed_word_is_corrected_in_the_jsonl_the_journal_and_an_exp
 
 
 class SlowFinalPass(FakeTranscriber):
-    """A final pass that takes 0.3 s and says nothing (so the confirmed words stand); notes when each one ends."""
+    """A final pass that takes 0.3 s (delay) and says nothing (so the confirmed words stand); notes when each one
+    ends."""
 
     def __init__(self):
         self.ended: list[float] = []
+        self.delay = 0.3
 
     def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
-        time.sleep(0.3)
+        time.sleep(self.delay)
         self.ended.append(time.perf_counter())
         return result([])
 
@@ -288,3 +291,51 @@ def test_a_final_text_decoded_while_the_stream_waits_for_audio_is_reported_at_on
     assert reported, "the first utterance's final text waited for the end of the stream"
     assert reported[0] - transcriber.slow.ended[0] < 0.25  # out within a wait for audio, not a round later
     assert sum(len(u.finals) for _, u in updates) == 2  # the second utterance's comes with the end of the stream
+
+
+class SteppingRounds(MishearingSlowly):
+    """Mishearing rounds that take 1 s each in 50 ms decoding steps, calling between_steps after each as the real
+    rounds do; a final pass slow enough (3 s) to end while the next speech's rounds run. Notes each round's span."""
+
+    def __init__(self):
+        super().__init__()
+        self.slow.delay = 3.0
+        self.rounds: list[tuple[float, float]] = []
+
+    def transcribe(self, audio, prompt="", reference=None, speech_until=0.0):
+        began = time.perf_counter()
+        for _ in range(20):
+            time.sleep(0.05)
+            if self.between_steps:
+                self.between_steps()
+        self.rounds.append((began, time.perf_counter()))
+        return super().transcribe(audio, prompt, reference, speech_until)
+
+
+def test_a_final_text_decoded_while_a_round_runs_goes_out_between_its_steps(tmp_path):
+    speech = load_audio(DATA / "LJ001-0008.wav")
+    clip = tmp_path / "pause.wav"
+    sf.write(clip, np.concatenate([speech, np.zeros(int(3.0 * SAMPLE_RATE), np.float32), speech, speech]), SAMPLE_RATE)
+    transcriber = SteppingRounds()
+    processor = OnlineProcessor(transcriber, min_chunk_s=0.5, final_policy=FinalPolicy(), vad=SpeechDetector())
+    updates = []
+    run_stream(
+        processor, PacedFileSource(clip), pace="realtime", on_update=lambda u: updates.append((time.perf_counter(), u))
+    )
+    assert processor.transcriber.between_steps is None  # the stream's end took the hook away
+    reported = [at for at, u in updates[:-1] if u.finals]
+    assert reported, "the first utterance's final text waited for the end of the stream"
+    ended = transcriber.slow.ended[0]
+    assert reported[0] - ended < 0.15  # out at the next step, not when the round ends (up to 1 s later)
+    assert any(began < reported[0] < end for began, end in transcriber.rounds)  # in the middle of a round
+
+
+def test_a_real_round_calls_between_steps_after_each_decoding_step(tiny_model):
+    from engine.stream.round import Transcriber
+
+    transcriber = Transcriber(tiny_model)
+    calls = []
+    transcriber.between_steps = lambda: calls.append(time.perf_counter())
+    said = transcriber.transcribe(load_audio(DATA / "LJ001-0008.wav"))
+    assert len(calls) == len(said.beam_widths)  # after the prefill and after each step but the last
+    assert transcriber.final_pass().between_steps is None  # the final pass, on its own thread, calls nothing
