@@ -26,6 +26,7 @@ from __future__ import annotations
 import string
 import unicodedata
 from collections.abc import Sequence
+from copy import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -113,3 +114,14 @@ class Pruner:
         if self.previous[after : after + tail] == list(sampled[len(sampled) - tail :]):
             return self.previous[after + tail :]
         return self.previous[self._raw_index[self.position] :] if self.position < len(self.reference) else []
+
+    def draft_from(self, sampled: Sequence[int], token: int) -> list[int]:
+        """The tokens to verify from a step whose best token is `token` (one `accepts`) on: the draft when it
+        starts with token, else token followed by the draft after it (a comma or a timestamp the previous round
+        did not have, or a word where it had punctuation), without changing this pruner's state."""
+        draft = self.draft(sampled)
+        if draft[:1] == [token]:
+            return draft
+        ahead = copy(self)
+        ahead.narrow_step(token)
+        return [token, *ahead.draft([*sampled, token])]

@@ -17,12 +17,14 @@ Beam pruning (options.beam_pruning, with the previous round's tokens as `referen
 beam 1 while the best token re-reads the reference (engine.decoder.beam_pruning), and fall back to the full
 beam where it does not. A beam-1 step that emits EOT ends the round, as greedy decoding does.
 
-One-pass verification (options.verify_reference): at a beam-1 step whose best token is the next
-token of the previous round, the rest of the previous round (from there) goes through the decoder
-in one teacher-forced pass, and the longest prefix that greedy decoding would have produced is
-accepted at once (speculative decoding with the previous round as the draft). The first token that
-differs is decoded normally, so the output is greedy's own; only rounding differs (one batched
-pass instead of single steps). It applies to beam-1 steps: with beam_size 1 or with beam pruning.
+One-pass verification (options.verify_reference): at a beam-1 step whose best token the reference accepts,
+that token and what follows it in the previous round (up to DRAFT_TOKENS in all) go through the decoder in one
+teacher-forced pass, and the longest prefix that greedy decoding would have produced is accepted at once
+(speculative decoding with the previous round as the draft). Where the step's token is not the reference's next
+(a timestamp or a comma it lacks, a word where it had punctuation), the draft is that token and the reference from
+the next word; a timestamp that ends a segment is guessed to be followed by the same one, which starts the next.
+The first token that differs is decoded normally, so the output is greedy's own; only rounding differs (one
+batched pass instead of single steps). It applies to beam-1 steps: with beam_size 1 or with beam pruning.
 
 Measured and left out (streaming rounds of 1 s over 6 corpus clips, beam 5): stopping a round at
 the first hypothesis to emit EOT (CarelessWhisper) saved 5% of steps but 1% of decode time and cost
@@ -62,6 +64,10 @@ from engine.decoder.mlx_session import DecoderSession
 from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
 from engine.decoder.session import make_session
 from engine.decoder.token_rules import TokenRules
+
+DRAFT_TOKENS = 16  # the most tokens one verification pass checks: a longer draft, cut short where a segment
+# ends or a word differs, costs passes over tokens it throws away (the final pass's decoding 24 % faster than uncapped
+# with the drafts below; docs/bench/finalize)
 
 
 def extend_beams(
@@ -265,9 +271,10 @@ def iter_decode_beam(
         scores = rules.scores(logprobs, decoder.beams)
         if narrow:
             token = int(scores[0].argmax())
-            if options.verify_reference and pruner.position and pruner.accepts(token):
-                draft = pruner.draft(decoder.beams[0][len(start) :])[: limit - len(decoder.widths) - 1]
-                if len(draft) > 1 and draft[0] == token:
+            if options.verify_reference and pruner.position and token != tokenizer.eot and pruner.accepts(token):
+                draft = _draft(pruner, decoder.beams[0][len(start) :], token, tokenizer.timestamp_begin)
+                draft = draft[: min(limit - len(decoder.widths) - 1, DRAFT_TOKENS)]
+                if len(draft) > 1:
                     rows = _verify(decoder, pruner, draft, rows)
                     continue
             narrow = pruner.narrow_step(token)
@@ -284,6 +291,16 @@ def iter_decode_beam(
         rows = np.asarray(logits[:, -1], dtype=np.float32)
         yield
     return decoder.result(no_speech)
+
+
+def _draft(pruner: Pruner, sampled: list[int], token: int, timestamp_begin: int) -> list[int]:
+    """What a verification pass checks from a beam-1 step whose best token is `token`: it, then the reference
+    after it (Pruner.draft_from). A timestamp after text ends a segment, and the next one starts it, most often
+    at the same time: the pair is guessed so, as the reference (text only, in the final pass) lacks it."""
+    draft = pruner.draft_from(sampled, token)
+    if token >= timestamp_begin and sampled and sampled[-1] < timestamp_begin and draft[1:2] != [token]:
+        draft.insert(1, token)
+    return draft
 
 
 def _verify(decoder: _BeamDecoder, pruner: Pruner, draft: list[int], rows: np.ndarray) -> np.ndarray:

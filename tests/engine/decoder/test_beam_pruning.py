@@ -159,3 +159,14 @@ def test_accepts_does_not_change_state():
     assert not p.accepts(THE)  # not aligned yet
     assert p.accepts(STAMP) and p.narrow_step(THE)
     assert p.accepts(CAT) and not p.accepts(SAT) and p.position == 1
+
+
+def test_draft_from_a_token_the_reference_lacks_or_has_next():
+    p = pruner()
+    for token in (STAMP, THE, CAT, SAT):
+        assert p.narrow_step(token)
+    sampled = [STAMP, THE, CAT, SAT]
+    assert p.draft_from(sampled, COMMA) == PREVIOUS[4:]  # the comma it has next: the draft as it is
+    assert p.draft_from(sampled, ON) == [ON, *PREVIOUS[6:]]  # a word where it had a comma: then what follows ON
+    assert p.draft_from(sampled, STAMP) == [STAMP, *PREVIOUS[5:]]  # a timestamp it lacks: then its next word
+    assert p.position == 3  # looking ahead changed nothing

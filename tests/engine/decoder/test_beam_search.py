@@ -10,7 +10,7 @@ from testdata import DATA
 from tolerance import assert_close
 
 from engine.audio.files import load_audio
-from engine.decoder.beam_search import decode_beam, extend_beams, length_normalized
+from engine.decoder.beam_search import DRAFT_TOKENS, decode_beam, extend_beams, length_normalized
 from engine.decoder.mlx_session import DecoderSession
 from engine.decoder.numpy_session import NumpyDecoderSession
 from engine.decoder.options import DecodeOptions, DecodeResult, initial_tokens, make_rules, no_speech_probability
@@ -265,3 +265,41 @@ def test_one_pass_verification_gives_the_same_tokens_in_fewer_passes(transcriber
     assert stepwise_passes == len(stepwise.beam_widths)  # prefill + one pass per step but the last
     assert len(passes) <= stepwise_passes - len(reference) // 2
     assert max(shape[1] for shape in passes[1:]) > 5  # a draft went through in one pass
+
+
+def test_a_text_reference_is_verified_across_segment_ends_in_passes_of_several_tokens(transcriber, monkeypatch):
+    """The final pass's reference is text without timestamps: where a segment ends, the timestamp pair and the
+    text after it are checked in one pass, as is a comma the reference lacks, and the tokens are greedy's own."""
+    features = transcriber.encode(load_audio(DATA / "LJ001-0003.wav")).features
+    options = DecodeOptions(verify_reference=True)
+    greedy = decode_beam(transcriber.model, transcriber.tokenizer, features, [], options)
+    tokenizer = transcriber.tokenizer
+    assert sum(t >= tokenizer.timestamp_begin for t in greedy.tokens) >= 4  # two segments or more
+    text = tokenizer.decode([t for t in greedy.tokens if t < tokenizer.eot]).replace(",", "")
+    passes = []
+    forward = NumpyDecoderSession.forward
+    monkeypatch.setattr(
+        NumpyDecoderSession,
+        "forward",
+        lambda self, tokens, **kw: passes.append(tokens.shape) or forward(self, tokens, **kw),
+    )
+    verified = decode_beam(transcriber.model, tokenizer, features, [], options, reference=transcriber.text_tokens(text))
+    assert verified.tokens == greedy.tokens
+    sizes = [shape[1] for shape in passes[1:]]  # after the prompt's
+    assert sizes[:2] == [1, 1]  # the first timestamp, then the first word, where the reference is found
+    assert min(sizes[2:]) > 1  # from there on no step feeds one token alone
+    assert max(shape[1] for shape in passes[1:]) <= DRAFT_TOKENS
+
+
+def test_a_decoding_that_ends_before_its_reference_does_stops_there(transcriber):
+    """The end of the audio comes before the end of the reference (a round whose last words the next one drops):
+    the step whose best token is the end of the text ends the decoding, with greedy's tokens."""
+    tokenizer = transcriber.tokenizer
+    clip = load_audio(DATA / "LJ001-0003.wav")
+    options = DecodeOptions(verify_reference=True)
+    whole = decode_beam(transcriber.model, tokenizer, transcriber.encode(clip).features, [], options)
+    features = transcriber.encode(clip[: len(clip) // 2]).features
+    greedy = decode_beam(transcriber.model, tokenizer, features, [], options)
+    verified = decode_beam(transcriber.model, tokenizer, features, [], options, reference=whole.tokens)
+    assert verified.tokens == greedy.tokens
+    assert len(verified.tokens) < len(whole.tokens) - 3
