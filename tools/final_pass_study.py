@@ -244,10 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {group} | " + " | ".join(f"{100 * totals[(group, n)].wer:.1f} %" for n in names) + " |")
     print(
         "| final pass CPU s per audio s | – | – | "
-        + " | ".join(f"{cpu[v.name] / audio_s:.2f}" for v in variants)
+        + " | ".join(f"{cpu[v.name] / audio_s:.3f}" for v in variants)
         + " |"
     )
     for part in ("encoder", "decoder", "word timing"):
-        row = " | ".join(f"{parts[v.name][part] / audio_s:.2f}" for v in variants)
+        row = " | ".join(f"{parts[v.name][part] / audio_s:.3f}" for v in variants)
         print(f"| its {part}, s (wall) per audio s | – | – | {row} |")
     return 0
