@@ -66,8 +66,8 @@ from engine.decoder.session import make_session
 from engine.decoder.token_rules import TokenRules
 
 DRAFT_TOKENS = 16  # the most tokens one verification pass checks: a longer draft, cut short where a segment
-# ends or a word differs, costs passes over tokens it throws away (the final pass's decoding 24 % faster than uncapped
-# with the drafts below; docs/bench/finalize)
+# ends or a word differs, sends tokens through the decoder that it throws away (the final pass decodes 15 % faster
+# than with uncapped drafts; docs/bench/finalize)
 
 
 def extend_beams(
