@@ -222,7 +222,9 @@ class OnlineProcessor:
             if not self.held_back:
                 return self._pause()
             with self.transcriber.unguarded():  # the speaker paused: what the guard held back is whole now
-                return self._round()
+                words = self._round()
+            self.held_back = False  # unguarded, it held nothing back (a loop stop is no hold-back): the next pauses
+            return words
         return self._round()
 
     def _round(self) -> list[Word]:
