@@ -1,5 +1,6 @@
 """A hushed stream with the guard on: rounds over a real clip cut mid-word stop at the end of their audio,
-without repetition, and the stream's done record counts the guard's stops and the padded retries."""
+without repetition, and the stream's done record counts the guard's stops and the padded retries; over a pause, a
+round that ends at a loop does not keep the pause away."""
 
 import json
 
