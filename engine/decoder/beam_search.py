@@ -37,6 +37,11 @@ alignment heads' attention of the query that predicts it (best hypothesis, softm
 when its peak lies within guard_frames of the real audio's end, the round ends there, without that token. The
 next round, with more audio, says the rest. Verified tokens are checked the same way.
 
+The peek (options.peek_tokens, with the guard): where the guard ends a round before a token that opens a word, that
+word is spelled greedily on, a few tokens at most, and returned apart (DecodeResult.peek) when the model opens
+the next word after it: the stream shows it, dimmed, a round before the next round can say it (it is never
+confirmed from here).
+
 The loop stop (options.loop_tokens): when the best hypothesis's text ends in a span said again back to back,
 loop_tokens tokens or more in all ("has never been surpassed. has never been surpassed."), the round ends after
 the span's first copy, as a guarded round. Such a loop would otherwise run to the token budget and be redone
@@ -290,7 +295,33 @@ def iter_decode_beam(
         logits = session.forward(np.array([[sequence[-1]] for sequence in decoder.beams]))
         rows = np.asarray(logits[:, -1], dtype=np.float32)
         yield
-    return decoder.result(no_speech)
+    result = decoder.result(no_speech)
+    peeks = options.peek_tokens and decoder.guarded and not decoder.looped and decoder.beams
+    if peeks and result.tokens == decoder.beams[0][len(start) :]:  # the best hypothesis is the one the guard stopped
+        result.peek, result.peek_prob = _peek(decoder, rows[:1], tokenizer, options.peek_tokens)
+    return result
+
+
+def _peek(decoder: _BeamDecoder, row: np.ndarray, tokenizer: Tokenizer, limit: int) -> tuple[list[int], float]:
+    """The word the guard stopped before, spelled greedily after the best hypothesis from its logits (row): its
+    tokens (with punctuation after it) and their probability when the model opens a word there and, within limit
+    tokens, opens the next one; else ([], 0.0). A word followed by EOT or a timestamp is often the start of a longer
+    word cut by the audio's end ("primary" for "primarily"), and is not shown. For display only; the round is over."""
+    session, sequence, spelled, logprob = decoder.session, list(decoder.beams[0]), [], 0.0
+    session.reorder([0])
+    while True:
+        logprobs = decoder.rules.logprobs(row, [sequence])
+        token = int(decoder.rules.scores(logprobs, [sequence])[0].argmax())
+        text = tokenizer.decode([token]) if token < tokenizer.eot else ""
+        opens = text.startswith(" ") and any(c.isalnum() for c in text)
+        if spelled and opens:
+            return spelled, float(np.exp(logprob))
+        if not text or opens != (not spelled) or len(spelled) == limit:
+            return [], 0.0
+        spelled.append(token)
+        sequence.append(token)
+        logprob += float(logprobs[0, token])
+        row = np.asarray(session.forward(np.array([[token]]))[:, -1], dtype=np.float32)
 
 
 def _draft(pruner: Pruner, sampled: list[int], token: int, timestamp_begin: int) -> list[int]:

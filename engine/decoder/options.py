@@ -38,6 +38,9 @@ class DecodeOptions:
     # End the round after the first copy when its text ends in a span repeated back to back, loop_tokens tokens or
     # more in all (a loop, which would run to the token budget); 0: off
     loop_tokens: int = 0
+    # With the guard: when it ends a round, spell the word it stopped before greedily, at most peek_tokens tokens,
+    # for display only (DecodeResult.peek); 0: off
+    peek_tokens: int = 0
     # With loop_tokens: a loop makes the decoding a runaway (DecodeResult.looped), which the final pass decodes again
     # padded to 30 s, where it would otherwise have run to its token budget first; a round keeps the first copy
     loop_runaway: bool = False
@@ -60,6 +63,8 @@ class DecodeResult:
     attention: np.ndarray | None = None  # alignment heads' cross-attention logits (engine.word_timing)
     guarded: bool = False  # the guard ended the round at the end of its audio or at a loop (guard_frames, loop_tokens)
     looped: bool = False  # the loop stop ended it (loop_tokens)
+    peek: list[int] = field(default_factory=list)  # the word the guard stopped before, whole (peek_tokens)
+    peek_prob: float = 0.0  # the model's probability of the peek's tokens
 
     @property
     def avg_logprob(self) -> float:

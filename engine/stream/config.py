@@ -52,6 +52,7 @@ class StreamConfig:
     words_use: str | None = None  # how the decoder uses the words: prompt, bias or both (the default)
     pipeline: bool | None = None
     guard_frames: int | None = None
+    peek_tokens: int | None = None
     loop_tokens: int | None = None
     # An explicit thread allocation; all None: the calibrated profile (see engine.stream.profiles.Allocation)
     blas_threads: int | None = None
@@ -140,6 +141,7 @@ def build_processor(loaded: LoadedModel, config: StreamConfig) -> tuple[OnlinePr
         beam_pruning=bool(config.beam_pruning),
         verify_reference=bool(config.verify),
         guard_frames=config.guard_frames or 0,
+        peek_tokens=config.peek_tokens or 0,
         loop_tokens=config.loop_tokens or 0,
         decoder=decoder_backend(allocation),
     )

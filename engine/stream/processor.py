@@ -174,6 +174,7 @@ class OnlineProcessor:
         self.final_policy = final_policy
         self.heard_until = 0.0  # the end of the latest round's audio (stream seconds)
         self.held_back = False  # the guard ended the latest round: words at the end of its audio may be unsaid
+        self.peeked: Word | None = None  # the word the guard stopped the latest round before, shown dimmed
         self.stats = LoopStats()
         self.audio_buffer = np.zeros(0, np.float32)
         self.buffer_offset = 0.0
@@ -287,6 +288,7 @@ class OnlineProcessor:
         """A round skipped over silence: the speaker has paused, so apply rounds in flight and confirm every
         tentative word at once; keep only PRE_ROLL_S before the next speech, none of it already transcribed."""
         words = self._drain()
+        self.peeked = None  # nothing follows the words the pause confirms
         tail = self.hypothesis.confirm_all()
         if tail:
             log.debug("pause at %.2f s: confirmed %s", self.heard_until, WordList(tail))
@@ -319,6 +321,7 @@ class OnlineProcessor:
         self.hypothesis.insert(said, offset)
         self.heard_until = offset + result.audio_s
         self.held_back = result.guarded
+        self.peeked = result.peek.shifted(offset) if result.peek else None
         stretched = bool(words) and stretched_letter(words[-1])  # it may stand for any speech: it waits, as a cut word
         confirmed = self.emission.confirm(self.hypothesis, self.heard_until, result.guarded or stretched)
         if self.max_delay_s:
@@ -337,7 +340,8 @@ class OnlineProcessor:
         return confirmed
 
     def tentative(self) -> list[Word]:
-        return self.hypothesis.tentative()
+        """What the stream shows dimmed: the latest round's unconfirmed words, and the word its guard stopped before."""
+        return self.hypothesis.tentative() + ([self.peeked] if self.peeked else [])
 
     def close(self) -> None:
         """Release what the processor holds (threads, for the pipelined one)."""
@@ -395,7 +399,7 @@ class OnlineProcessor:
             log.debug(
                 "stopped: confirmed %s, dropped %s (the audio stops in or after them)", WordList(tail), WordList(left)
             )
-        self.hypothesis = HypothesisBuffer()  # the rest is dropped: nothing follows
+        self.hypothesis, self.peeked = HypothesisBuffer(), None  # the rest is dropped: nothing follows
         self.buffer_offset = end
         self.audio_buffer = np.zeros(0, np.float32)
         return words + tail
@@ -470,4 +474,6 @@ def _flags(result: RoundResult) -> str:
         )
         if happened
     ]
+    if result.peek:
+        flags.append(f"then {result.peek.text!r} p={result.peek.probability:.2f}")
     return f" ({', '.join(flags)})" if flags else ""

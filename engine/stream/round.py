@@ -61,6 +61,7 @@ class RoundResult:
     early_retry: bool = False  # the unpadded round stopped before speech it did not say and was decoded again
     audio_s: float = 0.0  # the length of the round's audio
     at_budget: bool = False  # its final decoding stopped at its token budget (a runaway even padded)
+    peek: Word | None = None  # the word the guard stopped before, to show dimmed (DecodeOptions.peek_tokens)
 
     @property
     def words(self) -> list[Word]:
@@ -332,6 +333,10 @@ class Transcriber:
                     segments = []
         if self.vocabulary is not None and self.vocabulary.heard_only:
             self.heard.update(self.vocabulary.heard_in(w for seg in segments for w in seg.words))
+        words = [w for seg in segments for w in seg.words]
+        peek = None
+        if result.peek and words:  # the word the guard stopped before, from the last word's end to the audio's
+            peek = Word(self.tokenizer.decode(result.peek).strip(), words[-1].end, duration, result.peek_prob)
         frames = encoded.mel.shape[0]
         return RoundResult(
             segments,
@@ -345,6 +350,7 @@ class Transcriber:
             result.beam_widths,
             result.guarded,
             audio_s=duration,
+            peek=peek,
         )
 
     def hallucinated(self, result: DecodeResult) -> bool:

@@ -195,6 +195,18 @@ SETTINGS: tuple[Setting, ...] = (
         short_name="guard",
     ),
     Setting(
+        "peek_tokens",
+        int,
+        "decoder",
+        "where the guard ends a round before a word, spell that word on, at most TOKENS tokens, and show it dimmed "
+        "(never confirmed from there); 0 turns it off",
+        low=0,
+        high=8,
+        unit="tokens",
+        flag_name="--peek",
+        short_name="peek",
+    ),
+    Setting(
         "loop_tokens",
         int,
         "decoder",

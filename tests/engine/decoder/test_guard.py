@@ -4,6 +4,8 @@ on the CPU, MLX on a GPU)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from testdata import DATA
 
@@ -53,6 +55,33 @@ def test_the_guard_ends_a_round_whose_audio_ends_mid_word(tiny_model, clip, word
     assert kept and "making" not in kept and "mak" not in " ".join(kept)
     assert kept == said[: len(kept)]  # what the guarded round says is what the round said, up to the cut
     assert "art" in kept  # and it keeps the words before the cut
+
+
+@pytest.mark.parametrize("beam_size", [1, 5])
+@pytest.mark.parametrize("decoder", ["numpy", "mlx"])
+def test_the_peek_spells_the_word_the_guard_stopped_before_and_changes_no_token(
+    tiny_model, clip, words, beam_size, decoder
+):
+    by = next(w for w in words if w.text.strip() == "by")
+    cut = clip[: int(by.end * SAMPLE_RATE)]  # "… the art of making books by"
+    hush = hush_choice(tiny_model).padding
+    options = DecodeOptions(beam_size=beam_size, guard_frames=GUARD_FRAMES, decoder=decoder)
+    guarded, kept = _decode(tiny_model, cut, hush, options)
+    peeked, _ = _decode(tiny_model, cut, hush, replace(options, peek_tokens=3))
+    assert guarded.guarded and not guarded.peek and kept[-1] == "books"  # the guard stopped before "by"
+    assert peeked.tokens == guarded.tokens and peeked.token_probs == guarded.token_probs  # display only
+    assert tiny_model.tokenizer().decode(peeked.peek) == " by"
+    assert 0.0 < peeked.peek_prob <= 1.0
+
+
+def test_a_word_the_audio_cuts_off_is_not_peeked(tiny_model, clip, words):
+    """Cut inside "making", the model spells a word and then ends the text: no word opens after it, so it may be
+    the start of a longer word, and nothing is peeked."""
+    making = next(w for w in words if "making" in w.text)
+    cut = clip[: int((making.start + making.end) / 2 * SAMPLE_RATE)]
+    options = DecodeOptions(beam_size=5, guard_frames=GUARD_FRAMES, peek_tokens=3)
+    result, _ = _decode(tiny_model, cut, hush_choice(tiny_model).padding, options)
+    assert result.guarded and result.peek == [] and result.peek_prob == 0.0
 
 
 def test_verified_tokens_are_guarded_too(tiny_model, clip, words):

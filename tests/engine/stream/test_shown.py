@@ -38,8 +38,26 @@ def test_every_streamed_word_was_shown_before_or_when_it_was_confirmed(tiny_mode
     records = [json.loads(json.dumps(word_record(e))) for e in events]
     assert all(set(r) == {"type", "text", "start", "end", "emitted", "shown", "probability"} for r in records)
     assert all(r["shown"] <= r["emitted"] for r in records)
-    # tiny.en on this clip: each of the 11 words the tentative tails showed was confirmed a round later, none
-    # was taken back
+    # tiny.en on this clip: each of the 12 words the tentative tails showed was confirmed a round later (one of them,
+    # "then", the word the guard stopped the first round before), none was taken back
     tentative_shown = sum(len(update.tentative) for update in updates)
-    assert sum(r["shown"] < r["emitted"] for r in records) == tentative_shown == 11
+    assert sum(r["shown"] < r["emitted"] for r in records) == tentative_shown == 12
     assert done.corrections == 0
+
+
+def _stream(tiny_model, peek_tokens: int):
+    """LJ001-0009 streamed with flow's settings at the unaware pace: (text, confirmed, first shown) of every word,
+    and the count of corrections."""
+    processor, _ = build_processor(tiny_model, StreamConfig(policy="flow", pipeline=False, peek_tokens=peek_tokens))
+    updates = []
+    done = run_stream(processor, FileSource(str(DATA / "LJ001-0009.wav")), pace="unaware", on_update=updates.append)
+    processor.close()
+    return [(e.text, e.emitted, e.shown) for update in updates for e in update.confirmed], done.corrections
+
+
+def test_the_word_the_guard_stopped_before_is_shown_a_round_sooner_and_never_confirmed_from_there(tiny_model):
+    (peeked, corrections), (plain, plain_corrections) = _stream(tiny_model, 3), _stream(tiny_model, 0)
+    assert [(text, emitted) for text, emitted, _ in peeked] == [(text, emitted) for text, emitted, _ in plain]
+    sooner = [(a[0], round(b[2] - a[2], 2)) for a, b in zip(peeked, plain) if a[2] != b[2]]
+    assert sooner == [("for", 0.3), ("our", 0.6), ("as", 0.3), ("the", 0.3), ("of", 0.3)]  # rounds are 0.3 s apart
+    assert corrections == plain_corrections
