@@ -1,6 +1,7 @@
 """The guard (AlignAtt's rule): a round whose audio ends mid-word stops before that word, padded or hushed,
 with beam search and with one-pass verification of the previous round's text, in either decoder session (numpy
-on the CPU, MLX on a GPU)."""
+on the CPU, MLX on a GPU); the peek spells the word it stopped before, for display, when the next word opens
+after it."""
 
 from __future__ import annotations
 
