@@ -307,11 +307,12 @@ def _peek(decoder: _BeamDecoder, row: np.ndarray, tokenizer: Tokenizer, limit: i
     tokens (with punctuation after it) and their probability when the model opens a word there and, within limit
     tokens, opens the next one; else ([], 0.0). A word followed by EOT or a timestamp is often the start of a longer
     word cut by the audio's end ("primary" for "primarily"), and is not shown. For display only; the round is over."""
-    session, sequence, spelled, logprob = decoder.session, list(decoder.beams[0]), [], 0.0
+    session, spelled, logprob = decoder.session, [], 0.0
     session.reorder([0])
     while True:
-        logprobs = decoder.rules.logprobs(row, [sequence])
-        token = int(decoder.rules.scores(logprobs, [sequence])[0].argmax())
+        sequences = [decoder.beams[0] + spelled]
+        logprobs = decoder.rules.logprobs(row, sequences)
+        token = int(decoder.rules.scores(logprobs, sequences)[0].argmax())
         text = tokenizer.decode([token]) if token < tokenizer.eot else ""
         opens = text.startswith(" ") and any(c.isalnum() for c in text)
         if spelled and opens:
@@ -319,7 +320,6 @@ def _peek(decoder: _BeamDecoder, row: np.ndarray, tokenizer: Tokenizer, limit: i
         if not text or opens != (not spelled) or len(spelled) == limit:
             return [], 0.0
         spelled.append(token)
-        sequence.append(token)
         logprob += float(logprobs[0, token])
         row = np.asarray(session.forward(np.array([[token]]))[:, -1], dtype=np.float32)
 

@@ -331,9 +331,9 @@ class Transcriber:
                         result.no_speech_prob,
                     )
                     segments = []
-        if self.vocabulary is not None and self.vocabulary.heard_only:
-            self.heard.update(self.vocabulary.heard_in(w for seg in segments for w in seg.words))
         words = [w for seg in segments for w in seg.words]
+        if self.vocabulary is not None and self.vocabulary.heard_only:
+            self.heard.update(self.vocabulary.heard_in(words))
         peek = None
         if result.peek and words:  # the word the guard stopped before, from the last word's end to the audio's
             peek = Word(self.tokenizer.decode(result.peek).strip(), words[-1].end, duration, result.peek_prob)
